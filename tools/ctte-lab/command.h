@@ -1,0 +1,38 @@
+// The ctte-lab command table (house style 1): each cmd_*.cc file registers one top-level command
+// with a static Registrar, and main() dispatches. Commands parse flags with CLI11 and call the
+// libraries; they hold no logic of their own beyond formatting.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace ctte::cli {
+
+/// Exit codes every command uses (README "Exit codes").
+enum ExitCode : int {
+  kExitOk = 0,         ///< success; for judged runs: all green
+  kExitRed = 1,        ///< a judged run or campaign has a red run
+  kExitUsage = 2,      ///< usage, input or infrastructure error
+  kExitInvalid = 3,    ///< a judged run whose measurement was unsound
+};
+
+struct Command {
+  std::string name;
+  std::string help;
+  int order;  ///< position in --help
+  /// Adds the subcommand's options to `sub`; returns the function to run when it is chosen.
+  std::function<std::function<int()>(CLI::App& sub)> setup;
+};
+
+std::vector<Command>& Commands();
+
+struct Registrar {
+  explicit Registrar(Command c) { Commands().push_back(std::move(c)); }
+};
+
+}  // namespace ctte::cli
