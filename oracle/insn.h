@@ -1,0 +1,36 @@
+// RV64IMAC + Zicsr instruction decoding, as much as trace needs: length, control-flow class
+// and direct target. Used by the ISS, the N-Trace reconstruction and the program generator.
+#pragma once
+
+#include <cstdint>
+
+#include "oracle/retired.h"
+
+namespace ctte::oracle {
+
+enum class InsnClass : uint8_t {
+  kSequential,   ///< no control transfer (includes ecall/ebreak: they trap, they do not jump)
+  kBranch,       ///< conditional branch (beq..bgeu, c.beqz, c.bnez); target is direct
+  kDirectJump,   ///< jal, c.j, c.jal; target is direct
+  kIndirectJump, ///< jalr, c.jr, c.jalr; target is not in the image
+  kTrapReturn,   ///< mret (sret/uret if ever decoded)
+  kIllegal,      ///< not a valid RV64IMAC+Zicsr encoding
+};
+
+struct InsnInfo {
+  uint8_t size = 4;            ///< 2 or 4 bytes
+  InsnClass cls = InsnClass::kSequential;
+  /// The itype this instruction produces when it retires; for a branch kTakenBranch is
+  /// reported (the ISS picks taken/not taken at run time).
+  IType itype = IType::kNone;
+  int64_t offset = 0;          ///< branch/jal displacement (target = pc + offset)
+  uint8_t rd = 0, rs1 = 0;     ///< for jal/jalr classification
+};
+
+/// Size of the instruction whose low 16 bits are `low16`: 2 when bits[1:0] != 0b11, else 4.
+constexpr uint8_t InsnSize(uint16_t low16) { return (low16 & 3) == 3 ? 4 : 2; }
+
+/// Decodes one instruction. `raw` holds the instruction bits (upper 16 ignored when compressed).
+InsnInfo DecodeInsn(uint32_t raw);
+
+}  // namespace ctte::oracle

@@ -1,0 +1,82 @@
+/* The C ABI of a CTTE encoder image: a shared library (build/images/<name>.so) built by
+ * Verilator from rtl/, loaded with dlopen() by the simulated board (lab/sim/).
+ *
+ * An image exports exactly one symbol, `ctte_image_get`, returning a table of functions. The
+ * board never includes verilated.h: everything it does to the model goes through this table.
+ *
+ * Threading: a model is used from one thread at a time. Several models may live in one
+ * process (one VerilatedContext each), but the lab runs one board per process anyway.
+ *
+ * Clocking: the harness sets input ports, then calls eval() with the level of each clock. A
+ * rising edge is a call whose level is 1 after a call whose level was 0. Coincident edges of the
+ * two clocks share one eval(). Register accesses are synchronous to the fabric clock: set the
+ * bus, give one fabric rising edge, clear `we`.
+ *
+ * Version: bump CTTE_IMAGE_ABI_VERSION on any change to this file; the board refuses an image
+ * whose table reports another version.
+ */
+#ifndef CTTE_IMAGE_ABI_H_
+#define CTTE_IMAGE_ABI_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CTTE_IMAGE_ABI_VERSION 1u
+
+typedef struct ctte_model ctte_model;
+
+/* One beat of the instruction-trace ingress (core/fabric clock domain). See oracle/retired.h. */
+typedef struct ctte_ingress {
+  uint8_t valid;     /* 1: a beat this cycle */
+  uint8_t itype;     /* 4-bit itype */
+  uint8_t iretire;   /* half-words retired by this beat (0 on a trap beat) */
+  uint8_t ilastsize; /* 0: last instruction 16-bit, 1: 32-bit */
+  uint8_t priv;
+  uint64_t iaddr;
+  uint64_t context;
+  uint64_t cause;
+  uint64_t tval;
+} ctte_ingress;
+
+typedef struct ctte_image_table {
+  uint32_t abi_version; /* CTTE_IMAGE_ABI_VERSION */
+  const char* name;     /* profile name, e.g. "ntrace-slim" */
+
+  /* Creates a model held in reset. `seed` seeds Verilator's randomized X initialization. */
+  ctte_model* (*create)(uint64_t seed);
+  void (*destroy)(ctte_model* m);
+
+  /* Inputs, applied at the next eval(). rst_n is active low (both domains). */
+  void (*set_reset_n)(ctte_model* m, int rst_n);
+  void (*set_ingress)(ctte_model* m, const ctte_ingress* beat);
+  void (*set_sink_ready)(ctte_model* m, int ready);
+  void (*set_reg_bus)(ctte_model* m, int we, uint32_t addr, uint32_t wdata);
+
+  /* Evaluates the model with the given clock levels (0/1). */
+  void (*eval)(ctte_model* m, int fabric_clk, int sink_clk);
+
+  /* Outputs after the last eval(). */
+  int (*sink_valid)(ctte_model* m); /* a byte is offered on the trace port */
+  uint8_t (*sink_data)(ctte_model* m); /* {MDO[5:0], MSEO[1:0]} */
+  uint32_t (*reg_rdata)(ctte_model* m); /* combinational read of the bus address */
+
+  /* Set when an RTL assertion fired or $finish/$stop ran; the message says which. */
+  int (*failed)(ctte_model* m);
+  const char* (*failure_message)(ctte_model* m);
+
+  /* FST waveform dumping. open returns 0 on success; time advances one unit per eval(). */
+  int (*trace_open)(ctte_model* m, const char* fst_path);
+  void (*trace_close)(ctte_model* m);
+} ctte_image_table;
+
+/* The one exported symbol. */
+const ctte_image_table* ctte_image_get(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CTTE_IMAGE_ABI_H_ */
