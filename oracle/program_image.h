@@ -1,0 +1,61 @@
+// A RISC-V program image loaded from an ELF file (libelf): loadable segments, entry point,
+// symbols. Used by the ISS (initial memory), by N-Trace reconstruction (instruction fetch by
+// address) and by verdict evidence ("main+0x44").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace ctte::oracle {
+
+struct Segment {
+  uint64_t vaddr = 0;
+  uint64_t memsz = 0;
+  bool executable = false;
+  std::vector<uint8_t> bytes;  ///< file bytes, zero-extended to memsz
+};
+
+struct Symbol {
+  std::string name;
+  uint64_t addr = 0;
+  uint64_t size = 0;
+  bool is_function = false;
+};
+
+class ProgramImage {
+ public:
+  /// RAM window the simulated machine has; segments must lie inside it.
+  static constexpr uint64_t kRamBase = 0x80000000ULL;
+  static constexpr uint64_t kRamSize = 64ULL << 20;
+
+  /// Loads an RV64 ELF. Errors name the file and the reason: missing file, not an ELF, wrong
+  /// machine or class, a segment outside RAM.
+  static Result<ProgramImage> Load(const std::string& path);
+
+  uint64_t entry() const { return entry_; }
+  const std::vector<Segment>& segments() const { return segments_; }
+  const std::vector<Symbol>& symbols() const { return symbols_; }
+  const std::string& path() const { return path_; }
+
+  /// Reads `n` bytes at `addr` from the loaded segments; false when any byte is outside them.
+  bool Read(uint64_t addr, void* out, size_t n) const;
+  /// Reads the instruction at `addr` (16 or 32 bits, by its low two bits); false if unmapped.
+  bool FetchInsn(uint64_t addr, uint32_t* raw) const;
+  /// "main+0x44", or the hex address when no function symbol covers it.
+  std::string Symbolize(uint64_t addr) const;
+
+  // Extra methods (for testing and for generated programs): build an image from memory.
+  static ProgramImage TEST_FromSegments(uint64_t entry, std::vector<Segment> segments,
+                                        std::vector<Symbol> symbols = {});
+
+ private:
+  std::string path_;
+  uint64_t entry_ = 0;
+  std::vector<Segment> segments_;   ///< sorted by vaddr
+  std::vector<Symbol> symbols_;     ///< sorted by addr
+};
+
+}  // namespace ctte::oracle

@@ -1,0 +1,43 @@
+// The software reference encoder: the executable form of docs/encoder-behaviour.md.
+// From a beat sequence and a configuration it produces the byte stream our encoder RTL must
+// produce when nothing is dropped. It never drops (it has no queue).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "oracle/retired.h"
+
+namespace ctte::oracle {
+
+enum class TraceMode : uint8_t { kBtm = 3, kHtm = 6 };  ///< trTeInstMode values
+
+struct EncoderConfig {
+  TraceMode mode = TraceMode::kHtm;
+  uint8_t sync_mode = 0;   ///< trTeInstSyncMode: 0 off, 1 messages, 3 half-words
+  uint8_t sync_max = 0;    ///< period = 2^(sync_max + 4)
+  uint8_t icnt_bits = 22;  ///< I-CNT width before ResourceFull RCODE 0
+};
+
+class ReferenceEncoder {
+ public:
+  explicit ReferenceEncoder(EncoderConfig config);
+  /// The window opens before the next beat (section 5 of docs/encoder-behaviour.md).
+  void Open();
+  /// One ingress beat; ignored while the window is closed.
+  void Beat(const Retired& beat);
+  /// Pause or stop: emits the closing ProgTraceCorrelation.
+  void Close();
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+  uint64_t messages() const { return messages_; }
+
+ private:
+  struct State;
+  EncoderConfig config_;
+  std::vector<uint8_t> bytes_;
+  uint64_t messages_ = 0;
+  // Implementation state lives in reference_encoder.cc (the helper that writes it may add
+  // private members here).
+};
+
+}  // namespace ctte::oracle
