@@ -33,4 +33,9 @@ constexpr uint8_t InsnSize(uint16_t low16) { return (low16 & 3) == 3 ? 4 : 2; }
 /// Decodes one instruction. `raw` holds the instruction bits (upper 16 ignored when compressed).
 InsnInfo DecodeInsn(uint32_t raw);
 
+/// The 32-bit instruction a 16-bit RV64C instruction stands for (c.j -> jal x0, c.jalr ->
+/// jalr x1, c.ebreak -> ebreak, ...); 0 when `c` is not a valid RV64C instruction here
+/// (reserved encodings, and the F/D ones since the core has no FPU).
+uint32_t ExpandCompressed(uint16_t c);
+
 }  // namespace ctte::oracle
