@@ -44,7 +44,7 @@ class ProgramImage {
   bool Read(uint64_t addr, void* out, size_t n) const;
   /// Reads the instruction at `addr` (16 or 32 bits, by its low two bits); false if unmapped.
   bool FetchInsn(uint64_t addr, uint32_t* raw) const;
-  /// "main+0x44", or the hex address when no function symbol covers it.
+  /// "main+0x44" ("main" at offset 0), or the hex address when no function symbol covers it.
   std::string Symbolize(uint64_t addr) const;
 
   // Extra methods (for testing and for generated programs): build an image from memory.
@@ -52,6 +52,8 @@ class ProgramImage {
                                         std::vector<Symbol> symbols = {});
 
  private:
+  void Finish();  ///< sorts segments and symbols
+
   std::string path_;
   uint64_t entry_ = 0;
   std::vector<Segment> segments_;   ///< sorted by vaddr
