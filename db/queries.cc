@@ -1,0 +1,218 @@
+// History queries over the lab database: typed results, no raw rows.
+#include <algorithm>
+#include <cctype>
+
+#include "db/database.h"
+#include "db/statement.h"
+
+namespace ctte::db {
+
+using internal::Statement;
+
+namespace {
+
+std::optional<uint64_t> ParseSeedColumn(const std::string& text) {
+  if (text.size() != 18 || text[0] != '0' || text[1] != 'x') return std::nullopt;
+  uint64_t v = 0;
+  for (size_t i = 2; i < text.size(); ++i) {
+    const char c = text[i];
+    int d = 0;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else return std::nullopt;
+    v = (v << 4) | static_cast<uint64_t>(d);
+  }
+  return v;
+}
+
+constexpr const char* kSelectRun =
+    "SELECT r.id, c.name, r.campaign_id, r.idx, r.seed, r.config_json, r.status, r.image_name, "
+    "r.image_sha256, r.board_id, r.fabric_hz_requested, r.fabric_hz_programmed, "
+    "r.fabric_hz_read_back, r.sink_hz_requested, r.sink_hz_programmed, r.sink_hz_read_back, "
+    "r.started_at, r.wall_ms, r.stream_sha256, r.stream_size, r.counters_json, r.metrics_json, "
+    "r.replay_of FROM runs r JOIN campaigns c ON c.id = r.campaign_id ";
+
+Result<RunRow> ReadRun(const Statement& s) {
+  RunRow row;
+  row.id = s.Int(0);
+  row.campaign_name = s.Text(1);
+  RunRecord& r = row.run;
+  r.campaign_id = s.Int(2);
+  r.index = s.U64(3);
+  auto seed = ParseSeedColumn(s.Text(4));
+  if (!seed) return Status::Corruption("runs.id " + std::to_string(row.id) + ": bad seed");
+  r.seed = *seed;
+  r.config_json = s.Text(5);
+  auto status = ParseRunStatus(s.Text(6));
+  if (!status) return Status::Corruption("runs.id " + std::to_string(row.id) + ": bad status");
+  r.status = *status;
+  r.image_name = s.Text(7);
+  r.image_sha256 = s.Text(8);
+  r.board_id = s.OptInt(9);
+  r.fabric = {s.OptU64(10), s.OptU64(11), s.OptU64(12)};
+  r.sink = {s.OptU64(13), s.OptU64(14), s.OptU64(15)};
+  r.started_at = s.Text(16);
+  r.wall_ms = s.OptInt(17);
+  r.stream_sha256 = s.Text(18);
+  r.stream_size = s.OptU64(19);
+  r.counters_json = s.Text(20);
+  r.metrics_json = s.Text(21);
+  r.replay_of = s.OptInt(22);
+  return row;
+}
+
+bool IsFactorName(const std::string& f) {
+  return !f.empty() && f.size() <= 64 && std::all_of(f.begin(), f.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+}  // namespace
+
+Result<std::vector<RunRow>> Database::SelectRuns(const char* where_sql, const std::string& arg,
+                                                 int64_t int_arg) {
+  const std::string sql =
+      std::string(kSelectRun) + where_sql + " ORDER BY r.campaign_id, r.idx, r.id";
+  Statement s(db_, sql.c_str());
+  s.Bind(1, arg);
+  s.Bind(2, int_arg);
+  std::vector<RunRow> out;
+  while (true) {
+    auto more = s.Step();
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    auto row = ReadRun(s);
+    if (!row.ok()) return row.status();
+    out.push_back(std::move(*row));
+  }
+  return out;
+}
+
+Result<std::vector<CampaignSummary>> Database::Campaigns(const std::string& name) {
+  Statement s(db_,
+              "SELECT c.id, c.name, c.description, c.seed, c.spec_sha256, c.created_at, "
+              "COUNT(CASE WHEN r.status = 'planned' THEN 1 END), "
+              "COUNT(CASE WHEN r.status = 'green' THEN 1 END), "
+              "COUNT(CASE WHEN r.status = 'red' THEN 1 END), "
+              "COUNT(CASE WHEN r.status = 'invalid' THEN 1 END), "
+              "COUNT(CASE WHEN r.status = 'infra' THEN 1 END) "
+              "FROM campaigns c LEFT JOIN runs r ON r.campaign_id = c.id "
+              "WHERE (?1 = '' OR c.name = ?1) GROUP BY c.id ORDER BY c.id");
+  s.Bind(1, name);
+  std::vector<CampaignSummary> out;
+  while (true) {
+    auto more = s.Step();
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    CampaignSummary c;
+    c.id = s.Int(0);
+    c.name = s.Text(1);
+    c.description = s.Text(2);
+    auto seed = ParseSeedColumn(s.Text(3));
+    if (!seed) return Status::Corruption("campaigns.id " + std::to_string(c.id) + ": bad seed");
+    c.seed = *seed;
+    c.spec_sha256 = s.Text(4);
+    c.created_at = s.Text(5);
+    c.planned = s.U64(6);
+    c.green = s.U64(7);
+    c.red = s.U64(8);
+    c.invalid = s.U64(9);
+    c.infra = s.U64(10);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Result<std::vector<RunRow>> Database::RunsOfCampaign(int64_t campaign_id) {
+  return SelectRuns("WHERE ?1 = ?1 AND r.campaign_id = ?2", "", campaign_id);
+}
+
+Result<std::vector<RunRow>> Database::RedRuns(const std::string& campaign_name) {
+  return SelectRuns("WHERE r.status = 'red' AND (?1 = '' OR c.name = ?1) AND ?2 = ?2",
+                    campaign_name, 0);
+}
+
+Result<std::vector<OutcomeCount>> Database::OutcomeCounts(const std::string& campaign_name) {
+  Statement s(db_,
+              "SELECT v.verdict, COUNT(CASE WHEN v.outcome = 'pass' THEN 1 END), "
+              "COUNT(CASE WHEN v.outcome = 'fail' THEN 1 END), "
+              "COUNT(CASE WHEN v.outcome = 'n/a' THEN 1 END) "
+              "FROM verdicts v JOIN runs r ON r.id = v.run_id "
+              "JOIN campaigns c ON c.id = r.campaign_id "
+              "WHERE (?1 = '' OR c.name = ?1) GROUP BY v.verdict ORDER BY v.verdict");
+  s.Bind(1, campaign_name);
+  std::vector<OutcomeCount> out;
+  while (true) {
+    auto more = s.Step();
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    out.push_back({s.Text(0), s.U64(1), s.U64(2), s.U64(3)});
+  }
+  return out;
+}
+
+Result<std::vector<FactorRate>> Database::FailRateByFactor(const std::string& factor,
+                                                           const std::string& campaign_name) {
+  if (!IsFactorName(factor)) {
+    return Status::InvalidArgument("bad factor name \"" + factor + "\" (a-z 0-9 _)");
+  }
+  // Replays are repeats of a run already counted, so only original runs are grouped.
+  Statement s(db_,
+              "SELECT CAST(json_extract(r.config_json, '$.axes.' || ?2) AS TEXT) AS value, "
+              "COUNT(*), COUNT(CASE WHEN r.status = 'green' THEN 1 END), "
+              "COUNT(CASE WHEN r.status = 'red' THEN 1 END) "
+              "FROM runs r JOIN campaigns c ON c.id = r.campaign_id "
+              "WHERE (?1 = '' OR c.name = ?1) AND r.replay_of IS NULL AND value IS NOT NULL "
+              "GROUP BY value ORDER BY value");
+  s.Bind(1, campaign_name);
+  s.Bind(2, factor);
+  std::vector<FactorRate> out;
+  while (true) {
+    auto more = s.Step();
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    FactorRate f;
+    f.factor = factor;
+    f.value = s.Text(0);
+    f.runs = s.U64(1);
+    f.green = s.U64(2);
+    f.red = s.U64(3);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+Result<std::vector<VerdictRecord>> Database::VerdictsOfRun(int64_t run_id) {
+  Statement s(db_,
+              "SELECT verdict, outcome, evidence, metrics_json FROM verdicts "
+              "WHERE run_id = ?1 ORDER BY id");
+  s.Bind(1, run_id);
+  std::vector<VerdictRecord> out;
+  while (true) {
+    auto more = s.Step();
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    VerdictRecord v;
+    v.verdict = s.Text(0);
+    const std::string outcome = s.Text(1);
+    if (outcome == "pass") v.outcome = Outcome::kPass;
+    else if (outcome == "fail") v.outcome = Outcome::kFail;
+    else v.outcome = Outcome::kNotApplicable;
+    v.evidence = s.Text(2);
+    v.metrics_json = s.Text(3);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+Result<std::vector<uint8_t>> Database::StreamOfRun(int64_t run_id) {
+  Statement s(db_, "SELECT bytes FROM streams WHERE run_id = ?1");
+  s.Bind(1, run_id);
+  auto row = s.Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return Status::NotFound("no stored stream for run " + std::to_string(run_id));
+  return s.Blob(0);
+}
+
+}  // namespace ctte::db

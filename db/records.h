@@ -1,0 +1,114 @@
+// The typed rows of the lab database (docs/db-schema.md). No SQLite types leak out of db/:
+// writers fill these structs, queries return them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ctte::db {
+
+/// runs.status. "planned" rows are drawn but not yet run; the others are run outcomes.
+enum class RunStatus { kPlanned, kGreen, kRed, kInvalid, kInfra };
+const char* RunStatusName(RunStatus status);
+std::optional<RunStatus> ParseRunStatus(std::string_view text);
+
+/// verdicts.outcome.
+enum class Outcome { kPass, kFail, kNotApplicable };
+const char* OutcomeName(Outcome outcome);  ///< "pass", "fail", "n/a"
+
+struct CampaignRecord {
+  std::string name;
+  std::string description;
+  uint64_t seed = 0;
+  std::string spec_json;     ///< the spec as given (its SHA-256 identifies the campaign row)
+  std::string created_at;    ///< caller's timestamp, ISO 8601 UTC
+};
+
+struct ImageRecord {
+  std::string name;
+  std::string sha256;
+  std::string build_id;
+  std::string manifest_json;  ///< empty = NULL
+};
+
+struct BoardRecord {
+  std::string kind;     ///< "sim", "net", "zynq"
+  std::string serial;
+  std::string info_json;  ///< empty = NULL
+};
+
+/// One clock domain: what the runner asked for, what the board programmed, what it read back.
+struct ClockReading {
+  std::optional<uint64_t> requested_hz;
+  std::optional<uint64_t> programmed_hz;
+  std::optional<uint64_t> read_back_hz;
+  bool operator==(const ClockReading&) const = default;
+};
+
+/// A run as written. Empty strings and empty optionals are stored as NULL.
+struct RunRecord {
+  int64_t campaign_id = 0;
+  uint64_t index = 0;
+  uint64_t seed = 0;
+  std::string config_json;     ///< RunConfig JSON (runner/run_config.h)
+  RunStatus status = RunStatus::kPlanned;
+  std::string image_name;
+  std::string image_sha256;
+  std::optional<int64_t> board_id;
+  ClockReading fabric;
+  ClockReading sink;
+  std::string started_at;      ///< caller's timestamp
+  std::optional<int64_t> wall_ms;
+  std::string stream_sha256;
+  std::optional<uint64_t> stream_size;
+  std::string counters_json;
+  std::string metrics_json;
+  std::optional<int64_t> replay_of;  ///< runs.id of the run this one replays
+};
+
+/// A run as read back.
+struct RunRow {
+  int64_t id = 0;
+  std::string campaign_name;
+  RunRecord run;
+};
+
+struct VerdictRecord {
+  std::string verdict;         ///< verdict code, e.g. "sequence"
+  Outcome outcome = Outcome::kNotApplicable;
+  std::string evidence;
+  std::string metrics_json;    ///< empty = NULL
+};
+
+struct CampaignSummary {
+  int64_t id = 0;
+  std::string name;
+  std::string description;
+  uint64_t seed = 0;
+  std::string spec_sha256;
+  std::string created_at;
+  uint64_t planned = 0, green = 0, red = 0, invalid = 0, infra = 0;
+  uint64_t total() const { return planned + green + red + invalid + infra; }
+};
+
+struct OutcomeCount {
+  std::string verdict;
+  uint64_t pass = 0, fail = 0, not_applicable = 0;
+};
+
+/// Runs grouped by the value one factor (axis) took in their config.
+struct FactorRate {
+  std::string factor;
+  std::string value;
+  uint64_t runs = 0;   ///< all runs with this value
+  uint64_t green = 0;
+  uint64_t red = 0;
+  /// red / (green + red): the share of judged runs that went red; 0 when none was judged.
+  double fail_rate() const {
+    return green + red == 0 ? 0.0 : static_cast<double>(red) / static_cast<double>(green + red);
+  }
+};
+
+}  // namespace ctte::db

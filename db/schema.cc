@@ -1,0 +1,84 @@
+#include "db/schema.h"
+
+namespace ctte::db {
+
+const std::vector<const char*>& Migrations() {
+  static const std::vector<const char*> migrations = {
+      // 1: the initial schema.
+      R"sql(
+CREATE TABLE campaigns (
+  id          INTEGER PRIMARY KEY,
+  name        TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  seed        TEXT NOT NULL CHECK (seed GLOB '0x[0-9a-f]*' AND length(seed) = 18),
+  spec_json   TEXT NOT NULL CHECK (json_valid(spec_json)),
+  spec_sha256 TEXT NOT NULL CHECK (length(spec_sha256) = 64),
+  created_at  TEXT NOT NULL,
+  UNIQUE (name, spec_sha256)
+);
+
+CREATE TABLE images (
+  id            INTEGER PRIMARY KEY,
+  name          TEXT NOT NULL,
+  sha256        TEXT NOT NULL UNIQUE CHECK (length(sha256) = 64),
+  build_id      TEXT NOT NULL DEFAULT '',
+  manifest_json TEXT CHECK (manifest_json IS NULL OR json_valid(manifest_json))
+);
+
+CREATE TABLE boards (
+  id        INTEGER PRIMARY KEY,
+  kind      TEXT NOT NULL,
+  serial    TEXT NOT NULL,
+  info_json TEXT CHECK (info_json IS NULL OR json_valid(info_json)),
+  UNIQUE (kind, serial)
+);
+
+CREATE TABLE runs (
+  id                  INTEGER PRIMARY KEY,
+  campaign_id         INTEGER NOT NULL REFERENCES campaigns(id),
+  idx                 INTEGER NOT NULL CHECK (idx >= 0),
+  seed                TEXT NOT NULL CHECK (seed GLOB '0x[0-9a-f]*' AND length(seed) = 18),
+  config_json         TEXT NOT NULL CHECK (json_valid(config_json)),
+  status              TEXT NOT NULL
+                      CHECK (status IN ('planned', 'green', 'red', 'invalid', 'infra')),
+  image_name          TEXT,
+  image_sha256        TEXT CHECK (image_sha256 IS NULL OR length(image_sha256) = 64),
+  board_id            INTEGER REFERENCES boards(id),
+  fabric_hz_requested INTEGER,
+  fabric_hz_programmed INTEGER,
+  fabric_hz_read_back INTEGER,
+  sink_hz_requested   INTEGER,
+  sink_hz_programmed  INTEGER,
+  sink_hz_read_back   INTEGER,
+  started_at          TEXT,
+  wall_ms             INTEGER CHECK (wall_ms IS NULL OR wall_ms >= 0),
+  stream_sha256       TEXT CHECK (stream_sha256 IS NULL OR length(stream_sha256) = 64),
+  stream_size         INTEGER CHECK (stream_size IS NULL OR stream_size >= 0),
+  counters_json       TEXT CHECK (counters_json IS NULL OR json_valid(counters_json)),
+  metrics_json        TEXT CHECK (metrics_json IS NULL OR json_valid(metrics_json)),
+  replay_of           INTEGER REFERENCES runs(id)
+);
+-- One original run per (campaign, index); replays are extra rows pointing at it.
+CREATE UNIQUE INDEX runs_campaign_idx ON runs(campaign_id, idx) WHERE replay_of IS NULL;
+CREATE INDEX runs_status ON runs(status);
+
+CREATE TABLE verdicts (
+  id           INTEGER PRIMARY KEY,
+  run_id       INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  verdict      TEXT NOT NULL,
+  outcome      TEXT NOT NULL CHECK (outcome IN ('pass', 'fail', 'n/a')),
+  evidence     TEXT NOT NULL DEFAULT '',
+  metrics_json TEXT CHECK (metrics_json IS NULL OR json_valid(metrics_json)),
+  UNIQUE (run_id, verdict)
+);
+
+CREATE TABLE streams (
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  bytes  BLOB NOT NULL
+);
+)sql",
+  };
+  return migrations;
+}
+
+}  // namespace ctte::db

@@ -1,0 +1,472 @@
+// Campaign spec parsing and validation.
+//
+// What and how: the JSON is parsed with nlohmann::json (syntax errors report the byte offset),
+// then walked field by field. Every check appends a SpecError {JSON path, reason} and carries on,
+// so the caller sees all faults at once. Axis values are validated by one checker per axis, which
+// also returns the canonical text of the value (used for duplicate detection and stored in runs).
+#include "runner/campaign_spec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <limits>
+#include <set>
+
+#include "base/check.h"
+#include "base/files.h"
+#include "runner/run_config.h"
+
+namespace ctte::runner {
+namespace {
+
+using nlohmann::json;
+
+constexpr uint64_t kMaxWeight = 1'000'000;
+constexpr uint64_t kMaxRuns = 1'000'000'000;
+constexpr uint32_t kMaxMhz = 1000;
+
+const char* TypeName(const json& v) {
+  if (v.is_number_integer()) return "integer";
+  if (v.is_number_float()) return "number";
+  return v.type_name();
+}
+
+class Checker {
+ public:
+  explicit Checker(std::vector<SpecError>* errors) : errors_(errors) {}
+  void Error(const std::string& path, const std::string& reason) {
+    errors_->push_back({path, reason});
+  }
+  void WrongType(const std::string& path, const char* want, const json& got) {
+    Error(path, std::string("wrong type: expected ") + want + ", got " + TypeName(got));
+  }
+  /// Reports every key of `obj` not in `known`.
+  void UnknownKeys(const std::string& path, const json& obj,
+                   std::initializer_list<const char*> known) {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      bool found = false;
+      for (const char* k : known) found = found || it.key() == k;
+      if (!found) Error(path + "." + it.key(), "unknown key");
+    }
+  }
+  /// A positive integer no larger than max; reports and returns nullopt otherwise.
+  std::optional<uint64_t> PositiveInt(const std::string& path, const json& v, uint64_t max,
+                                      const char* what) {
+    if (!v.is_number_integer()) {
+      WrongType(path, "integer", v);
+      return std::nullopt;
+    }
+    if (v.is_number_unsigned() ? v.get<uint64_t>() == 0 : v.get<int64_t>() <= 0) {
+      Error(path, std::string("non-positive ") + what + " " + v.dump());
+      return std::nullopt;
+    }
+    if (!v.is_number_unsigned() || v.get<uint64_t>() > max) {
+      Error(path, std::string(what) + " " + v.dump() + " out of range (at most " +
+                      std::to_string(max) + ")");
+      return std::nullopt;
+    }
+    return v.get<uint64_t>();
+  }
+
+ private:
+  std::vector<SpecError>* errors_;
+};
+
+// ---- Axis value checkers: canonical text or a reason --------------------------------------
+
+using ValueChecker = std::function<bool(const json&, std::string*, std::string*)>;
+
+ValueChecker EnumChecker(std::vector<std::string> allowed) {
+  return [allowed](const json& v, std::string* canonical, std::string* reason) {
+    if (!v.is_string()) {
+      *reason = std::string("wrong type: expected string, got ") + TypeName(v);
+      return false;
+    }
+    const std::string s = v.get<std::string>();
+    if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      *reason = "unknown axis value \"" + s + "\" (expected one of: " + list + ")";
+      return false;
+    }
+    *canonical = s;
+    return true;
+  };
+}
+
+bool CheckBackpressureValue(const json& v, std::string* canonical, std::string* reason) {
+  if (!v.is_string()) {
+    *reason = std::string("wrong type: expected string, got ") + TypeName(v);
+    return false;
+  }
+  std::string why;
+  auto bp = ParseBackpressure(v.get<std::string>(), &why);
+  if (!bp) {
+    *reason = "unknown axis value \"" + v.get<std::string>() + "\": " + why;
+    return false;
+  }
+  switch (bp->kind) {
+    case Backpressure::Kind::kNone: *canonical = "none"; break;
+    case Backpressure::Kind::kUniform:
+      *canonical = "uniform:" + std::to_string(bp->ready_percent);
+      break;
+    case Backpressure::Kind::kBursty:
+      *canonical = "bursty:" + std::to_string(bp->burst_min) + "-" +
+                   std::to_string(bp->burst_max);
+      break;
+  }
+  return true;
+}
+
+bool CheckSyncValue(const json& v, std::string* canonical, std::string* reason) {
+  if (!v.is_string()) {
+    *reason = std::string("wrong type: expected string, got ") + TypeName(v);
+    return false;
+  }
+  std::string why;
+  auto sync = ParseSyncPolicy(v.get<std::string>(), &why);
+  if (!sync) {
+    *reason = "unknown axis value \"" + v.get<std::string>() + "\": " + why;
+    return false;
+  }
+  switch (sync->kind) {
+    case SyncPolicy::Kind::kOff: *canonical = "off"; break;
+    case SyncPolicy::Kind::kMessages:
+      *canonical = "messages:" + std::to_string(sync->period_log2);
+      break;
+    case SyncPolicy::Kind::kHalfwords:
+      *canonical = "halfwords:" + std::to_string(sync->period_log2);
+      break;
+  }
+  return true;
+}
+
+bool CheckMhzValue(const json& v, std::string* canonical, std::string* reason) {
+  if (!v.is_number_integer()) {
+    *reason = std::string("wrong type: expected integer (MHz), got ") + TypeName(v);
+    return false;
+  }
+  if (!v.is_number_unsigned() || v.get<uint64_t>() == 0 || v.get<uint64_t>() > kMaxMhz) {
+    *reason = "unknown axis value " + v.dump() + ": clock must be 1.." +
+              std::to_string(kMaxMhz) + " MHz";
+    return false;
+  }
+  *canonical = std::to_string(v.get<uint64_t>());
+  return true;
+}
+
+bool CheckImageName(const json& v, std::string* canonical, std::string* reason) {
+  if (!v.is_string()) {
+    *reason = std::string("wrong type: expected string, got ") + TypeName(v);
+    return false;
+  }
+  const std::string s = v.get<std::string>();
+  const bool good = !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  });
+  if (!good) {
+    *reason = "bad image name \"" + s + "\" (1-64 of a-z 0-9 - _)";
+    return false;
+  }
+  *canonical = s;
+  return true;
+}
+
+struct AxisDef {
+  const char* name;
+  const char* default_value;
+  ValueChecker check;
+};
+
+const std::vector<AxisDef>& AxisDefs() {
+  static const std::vector<AxisDef> defs = {
+      {"overflow_regime", "none", EnumChecker({"none", "sparse", "moderate", "saturating"})},
+      {"backpressure", "none", CheckBackpressureValue},
+      {"mode", "htm", EnumChecker({"htm", "btm"})},
+      {"sync", "off", CheckSyncValue},
+      {"workload", "loop",
+       EnumChecker({"loop", "calls", "ptrchase", "sort", "switch", "traps", "random"})},
+      {"window", "full", EnumChecker({"full", "late_start", "pause_resume", "early_stop"})},
+      {"interrupts", "none", EnumChecker({"none", "sparse", "storm"})},
+      {"fabric_mhz", "", CheckMhzValue},
+  };
+  return defs;
+}
+
+/// A weighted list: [v, v, ...] or [{"value": v, "weight": w}, ...], mixed freely.
+std::vector<WeightedValue> ParseWeightedList(Checker& c, const std::string& path, const json& v,
+                                             const ValueChecker& check) {
+  std::vector<WeightedValue> out;
+  if (!v.is_array()) {
+    c.WrongType(path, "array", v);
+    return out;
+  }
+  if (v.empty()) {
+    c.Error(path, "empty axis: give at least one value");
+    return out;
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string ipath = path + "[" + std::to_string(i) + "]";
+    const json& item = v[i];
+    const json* value = &item;
+    std::string value_path = ipath;
+    uint64_t weight = 1;
+    bool weight_ok = true;
+    if (item.is_object()) {
+      c.UnknownKeys(ipath, item, {"value", "weight"});
+      if (!item.contains("value")) {
+        c.Error(ipath + ".value", "missing required field");
+        continue;
+      }
+      value = &item["value"];
+      value_path = ipath + ".value";
+      if (item.contains("weight")) {
+        auto w = c.PositiveInt(ipath + ".weight", item["weight"], kMaxWeight, "weight");
+        weight_ok = w.has_value();
+        if (w) weight = *w;
+      }
+    }
+    std::string canonical;
+    std::string reason;
+    if (!check(*value, &canonical, &reason)) {
+      c.Error(value_path, reason);
+      continue;
+    }
+    if (!seen.insert(canonical).second) {
+      c.Error(value_path, "duplicate value \"" + canonical + "\"");
+      continue;
+    }
+    if (weight_ok) out.push_back({canonical, weight});
+  }
+  return out;
+}
+
+std::optional<uint64_t> ParseSeed(Checker& c, const json& v) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_number_integer()) {
+    c.Error("$.seed", "seed out of range: " + v.dump() + " is negative (0..2^64-1)");
+    return std::nullopt;
+  }
+  if (v.is_number_float()) {
+    c.Error("$.seed",
+            "seed out of range: " + v.dump() +
+                " is not an unsigned 64-bit integer (use a \"0x...\" string for large seeds)");
+    return std::nullopt;
+  }
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && s.size() > 18 &&
+        std::all_of(s.begin() + 2, s.end(), [](char ch) { return std::isxdigit(
+                                                               static_cast<unsigned char>(ch)); })) {
+      c.Error("$.seed", "seed out of range: \"" + s + "\" has more than 64 bits");
+      return std::nullopt;
+    }
+    auto parsed = ParseSeedText(s);
+    if (!parsed) c.Error("$.seed", "bad seed \"" + s + "\" (expected \"0x\" and 1-16 hex digits)");
+    return parsed;
+  }
+  c.WrongType("$.seed", "unsigned integer or \"0x...\" string", v);
+  return std::nullopt;
+}
+
+void ParseClocks(Checker& c, const json& v, CampaignSpec* spec) {
+  if (!v.is_object()) {
+    c.WrongType("$.clocks", "object", v);
+    return;
+  }
+  c.UnknownKeys("$.clocks", v, {"fabric_mhz", "sink_mhz"});
+  if (v.contains("fabric_mhz")) {
+    if (auto m = c.PositiveInt("$.clocks.fabric_mhz", v["fabric_mhz"], kMaxMhz, "clock")) {
+      spec->fabric_mhz = static_cast<uint32_t>(*m);
+    }
+  }
+  if (v.contains("sink_mhz")) {
+    if (auto m = c.PositiveInt("$.clocks.sink_mhz", v["sink_mhz"], kMaxMhz, "clock")) {
+      spec->sink_mhz = static_cast<uint32_t>(*m);
+    }
+  }
+}
+
+void ParseAxes(Checker& c, const json& v, CampaignSpec* spec) {
+  if (!v.is_object()) {
+    c.WrongType("$.axes", "object", v);
+    return;
+  }
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const auto& defs = AxisDefs();
+    if (std::none_of(defs.begin(), defs.end(),
+                     [&](const AxisDef& d) { return it.key() == d.name; })) {
+      c.Error("$.axes." + it.key(), "unknown key (not an axis)");
+    }
+  }
+  for (const AxisDef& def : AxisDefs()) {
+    Axis axis{def.name, {}};
+    if (v.contains(def.name)) {
+      axis.values = ParseWeightedList(c, std::string("$.axes.") + def.name, v[def.name],
+                                      def.check);
+    }
+    spec->axes.push_back(std::move(axis));
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& AxisNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const AxisDef& d : AxisDefs()) n.push_back(d.name);
+    return n;
+  }();
+  return names;
+}
+
+std::string AxisDefault(std::string_view axis) {
+  for (const AxisDef& d : AxisDefs()) {
+    if (axis == d.name) return d.default_value;
+  }
+  return "";
+}
+
+const Axis& CampaignSpec::axis(std::string_view axis_name) const {
+  for (const Axis& a : axes) {
+    if (a.name == axis_name) return a;
+  }
+  CTTE_CHECK(false, "CampaignSpec::axis: unknown axis name");
+  return axes.front();
+}
+
+std::optional<uint64_t> ParseDuration(std::string_view text) {
+  uint64_t total = 0;
+  size_t i = 0;
+  if (text.empty()) return std::nullopt;
+  while (i < text.size()) {
+    uint64_t n = 0;
+    size_t digits = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      if (n > 100'000'000) return std::nullopt;
+      n = n * 10 + static_cast<uint64_t>(text[i] - '0');
+      ++i;
+      ++digits;
+    }
+    if (digits == 0 || i == text.size()) return std::nullopt;
+    const char unit = text[i++];
+    if (unit == 'h') total += n * 3600;
+    else if (unit == 'm') total += n * 60;
+    else if (unit == 's') total += n;
+    else return std::nullopt;
+  }
+  if (total == 0) return std::nullopt;
+  return total;
+}
+
+SpecCheck ParseCampaignSpec(std::string_view json_text) {
+  SpecCheck out;
+  Checker c(&out.errors);
+  json doc;
+  try {
+    doc = json::parse(json_text.begin(), json_text.end());
+  } catch (const json::parse_error& e) {
+    c.Error("$", "invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+    return out;
+  }
+  if (!doc.is_object()) {
+    c.WrongType("$", "object", doc);
+    return out;
+  }
+  CampaignSpec& spec = out.spec;
+  c.UnknownKeys("$", doc,
+                {"name", "description", "seed", "runs", "budget", "images", "clocks",
+                 "horizon_retirements", "determinism_pairs", "axes"});
+
+  if (!doc.contains("name")) {
+    c.Error("$.name", "missing required field");
+  } else if (!doc["name"].is_string()) {
+    c.WrongType("$.name", "string", doc["name"]);
+  } else {
+    std::string why;
+    json name = doc["name"];
+    if (!CheckImageName(name, &spec.name, &why)) {
+      c.Error("$.name", "bad campaign name \"" + name.get<std::string>() +
+                            "\" (1-64 of a-z 0-9 - _)");
+    }
+  }
+  if (doc.contains("description")) {
+    if (doc["description"].is_string()) spec.description = doc["description"].get<std::string>();
+    else c.WrongType("$.description", "string", doc["description"]);
+  }
+  if (!doc.contains("seed")) {
+    c.Error("$.seed", "missing required field");
+  } else if (auto s = ParseSeed(c, doc["seed"])) {
+    spec.seed = *s;
+  }
+
+  const bool has_runs = doc.contains("runs");
+  const bool has_budget = doc.contains("budget");
+  if (has_runs && has_budget) {
+    c.Error("$.runs", "runs and budget both given: give exactly one");
+  } else if (!has_runs && !has_budget) {
+    c.Error("$.runs", "missing required field: give runs or budget");
+  }
+  if (has_runs) spec.runs = c.PositiveInt("$.runs", doc["runs"], kMaxRuns, "run count");
+  if (has_budget) {
+    const json& b = doc["budget"];
+    if (!b.is_string()) {
+      c.WrongType("$.budget", "string such as \"2h\", \"30m\", \"90s\"", b);
+    } else if (auto secs = ParseDuration(b.get<std::string>())) {
+      spec.budget_seconds = secs;
+    } else {
+      c.Error("$.budget", "bad duration \"" + b.get<std::string>() +
+                              "\" (expected <n>h, <n>m, <n>s or a sum such as 1h30m)");
+    }
+  }
+
+  if (!doc.contains("images")) {
+    c.Error("$.images", "missing required field");
+  } else {
+    spec.images = ParseWeightedList(c, "$.images", doc["images"], CheckImageName);
+  }
+  if (doc.contains("clocks")) ParseClocks(c, doc["clocks"], &spec);
+  if (doc.contains("horizon_retirements")) {
+    if (auto h = c.PositiveInt("$.horizon_retirements", doc["horizon_retirements"],
+                               1'000'000'000, "horizon")) {
+      if (*h < 64) c.Error("$.horizon_retirements", "horizon must be at least 64 retirements");
+      else spec.horizon_retirements = *h;
+    }
+  }
+  if (doc.contains("determinism_pairs")) {
+    const json& f = doc["determinism_pairs"];
+    if (!f.is_number()) {
+      c.WrongType("$.determinism_pairs", "number", f);
+    } else if (!(f.get<double>() >= 0.0 && f.get<double>() <= 1.0)) {
+      c.Error("$.determinism_pairs", "fraction " + f.dump() + " out of range (0..1)");
+    } else {
+      spec.determinism_pairs_ppm =
+          static_cast<uint32_t>(f.get<double>() * 1'000'000.0 + 0.5);
+    }
+  }
+  if (doc.contains("axes")) {
+    ParseAxes(c, doc["axes"], &spec);
+  } else {
+    for (const AxisDef& def : AxisDefs()) spec.axes.push_back({def.name, {}});
+  }
+  // Axes left out (or wholly invalid) take their single default value.
+  for (Axis& a : spec.axes) {
+    if (!a.values.empty()) continue;
+    a.values.push_back({a.name == "fabric_mhz" ? std::to_string(spec.fabric_mhz)
+                                               : AxisDefault(a.name),
+                        1});
+  }
+  return out;
+}
+
+Result<SpecCheck> LoadCampaignSpec(const std::string& path) {
+  auto text = ReadFileText(path);
+  if (!text.ok()) return text.status();
+  return ParseCampaignSpec(*text);
+}
+
+}  // namespace ctte::runner

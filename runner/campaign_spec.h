@@ -1,0 +1,74 @@
+// A campaign spec: the declarative JSON file under campaigns/ (format: docs/campaign-spec.md).
+//
+// Parsing validates everything and collects every error with its JSON path ("$.axes.sync[1]")
+// and a reason, so one `campaign check` shows all the faults of a file at once. A parsed spec is
+// complete: axes the file leaves out hold their single default value.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace ctte::runner {
+
+/// One value of an axis (canonical text, e.g. "uniform:50", "100") with its integer weight.
+struct WeightedValue {
+  std::string value;
+  uint64_t weight = 1;
+  bool operator==(const WeightedValue&) const = default;
+};
+
+/// A drawn factor: its name (e.g. "workload") and the values it may take.
+struct Axis {
+  std::string name;
+  std::vector<WeightedValue> values;
+  bool operator==(const Axis&) const = default;
+};
+
+/// The axis names in their fixed order (also the order of RunConfig JSON and of `history`).
+const std::vector<std::string>& AxisNames();
+/// Default value of an axis that a spec leaves out ("none", "htm", "off", "loop", ...).
+/// fabric_mhz's default is the spec's clocks.fabric_mhz, so it is not listed here.
+std::string AxisDefault(std::string_view axis);
+
+struct CampaignSpec {
+  std::string name;
+  std::string description;
+  uint64_t seed = 0;
+  std::optional<uint64_t> runs;            ///< exactly one of runs and budget_seconds is set
+  std::optional<uint64_t> budget_seconds;
+  std::vector<WeightedValue> images;
+  uint32_t fabric_mhz = 100;               ///< clocks.fabric_mhz: default requested fabric clock
+  uint32_t sink_mhz = 100;                 ///< clocks.sink_mhz: sink clock of regime "none"
+  uint64_t horizon_retirements = 50000;    ///< window and interrupt indices fall below this
+  uint32_t determinism_pairs_ppm = 0;      ///< fraction of pairs, in parts per million
+  std::vector<Axis> axes;                  ///< every axis of AxisNames(), in that order
+
+  const Axis& axis(std::string_view name) const;
+};
+
+struct SpecError {
+  std::string path;    ///< JSON path, "$" for the document itself
+  std::string reason;
+  std::string ToString() const { return path + ": " + reason; }
+};
+
+/// The outcome of parsing: a spec that is usable only when errors is empty.
+struct SpecCheck {
+  CampaignSpec spec;
+  std::vector<SpecError> errors;
+  bool ok() const { return errors.empty(); }
+};
+
+SpecCheck ParseCampaignSpec(std::string_view json_text);
+/// Reads and parses a file; a file that cannot be read is a Status (NotFound / IOError).
+Result<SpecCheck> LoadCampaignSpec(const std::string& path);
+
+/// "2h", "30m", "90s", "1h30m" -> seconds; nullopt if malformed or zero.
+std::optional<uint64_t> ParseDuration(std::string_view text);
+
+}  // namespace ctte::runner
