@@ -1,0 +1,134 @@
+// N-Trace program-flow reconstruction: messages + program image -> the retired PC sequence,
+// with markers (spec/ntrace.md section 12, docs/encoder-behaviour.md section 10).
+//
+// Contract: one Reconstructor decodes one stream, from one thread, message by message. PCs are
+// delivered to the PcSink in batches (no allocation per instruction); a marker is delivered
+// after every PC that precedes it. Nothing in the input can make it crash or loop without
+// bound: an inconsistency becomes a kDecodeError marker, the position is dropped, and decoding
+// resumes at the next message carrying SYNC.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "oracle/ntrace_message.h"
+#include "oracle/program_image.h"
+
+namespace ctte::oracle {
+
+struct Marker {
+  enum class Kind : uint8_t {
+    kAnchor,       ///< a sync message set the position; code = SYNC, pc = F-ADDR << 1
+    kLoss,         ///< an Error message announced lost messages; code = ETYPE, value = ECODE
+    kCorrelation,  ///< ProgTraceCorrelation ended the window; code = EVCODE
+    kDecodeError,  ///< the stream contradicts the image or is corrupt; see reason
+  };
+  Kind kind = Kind::kAnchor;
+  uint64_t pc_index = 0;  ///< number of PCs delivered before this marker
+  uint64_t offset = 0;    ///< byte offset of the message (or corruption) that caused it
+  uint64_t pc = 0;
+  uint64_t value = 0;
+  uint8_t code = 0;
+  std::string reason;     ///< kDecodeError: "I-CNT ends inside the 4-byte instruction at 0x..."
+};
+const char* MarkerKindName(Marker::Kind kind);
+
+class PcSink {
+ public:
+  virtual ~PcSink() = default;
+  virtual void OnPcs(const uint64_t* pcs, size_t n) = 0;
+  virtual void OnMarker(const Marker& marker) = 0;
+};
+
+/// A PcSink that keeps everything (tests, CLI).
+class CollectingSink : public PcSink {
+ public:
+  void OnPcs(const uint64_t* pcs, size_t n) override { pcs_.insert(pcs_.end(), pcs, pcs + n); }
+  void OnMarker(const Marker& marker) override { markers_.push_back(marker); }
+  std::vector<uint64_t> pcs_;
+  std::vector<Marker> markers_;
+};
+
+struct ReconstructOptions {
+  enum class Mode : uint8_t { kAuto, kHtm, kBtm };
+  /// kAuto: HTM once a message carries HIST (or RCODE 1/2), BTM once a DirectBranch,
+  /// IndirectBranch(Sync) or a correlation with CDF 0 is seen.
+  Mode mode = Mode::kAuto;
+  /// Infer the target of a return met inside an I-CNT from a 32-deep call stack (the
+  /// implicit-return optimisation; our encoder does not use it, so off by default).
+  bool implicit_return = false;
+  /// A walk longer than this many half-words is reported instead of performed (corrupt
+  /// input must not loop for hours).
+  uint64_t max_walk_halfwords = 1ULL << 36;
+};
+
+class Reconstructor {
+ public:
+  Reconstructor(const ProgramImage& image, ReconstructOptions options, PcSink* sink);
+  ~Reconstructor();
+  Reconstructor(const Reconstructor&) = delete;
+  Reconstructor& operator=(const Reconstructor&) = delete;
+
+  void OnMessage(const Message& msg);
+  /// The reader dropped bytes: a decode error marker; the position is lost until a sync.
+  void OnCorruption(uint64_t offset, const std::string& reason);
+  /// Delivers buffered PCs. Call once at the end.
+  void Finish();
+
+  uint64_t instructions() const { return pcs_total_; }
+  uint64_t decode_errors() const { return decode_errors_; }
+
+ private:
+  class InsnCache;
+  enum class End : uint8_t { kIndirect, kTrap, kSync, kDirectBranch, kCorrelation };
+  struct HistSeg {
+    uint64_t bits;    ///< history bits without the stop bit, first branch at the top
+    uint8_t n;        ///< number of history bits
+    uint32_t repeat;  ///< times the segment repeats (HREPEAT; 1 otherwise)
+  };
+
+  bool Walk(const Message& msg, End end);
+  bool AddHist(uint64_t hist_with_stop, uint32_t repeat, const Message& msg);
+  void Fail(const Message& msg, const std::string& reason);
+  void Lose();
+  void Mark(Marker m);
+  void Flush();
+  bool HtmWalk(const Message& msg);
+
+  const ProgramImage& image_;
+  ReconstructOptions options_;
+  PcSink* sink_;
+  std::unique_ptr<InsnCache> cache_;
+
+  bool have_pos_ = false;
+  uint64_t pc_ = 0;
+  uint64_t ref_ = 0;
+  uint64_t carry_icnt_ = 0;  ///< ResourceFull RCODE 0 sums, added to the next I-CNT
+  std::vector<HistSeg> hist_;
+  ReconstructOptions::Mode mode_;
+  Message last_branch_;      ///< for RepeatBranch
+  bool have_last_branch_ = false;
+  uint64_t ras_[32] = {};
+  uint32_t ras_depth_ = 0;
+
+  static constexpr size_t kBuf = 4096;
+  uint64_t buf_[kBuf];
+  size_t nbuf_ = 0;
+  uint64_t pcs_total_ = 0;
+  uint64_t decode_errors_ = 0;
+};
+
+struct DecodeOptions {
+  StreamFormat format;
+  ReconstructOptions reconstruct;
+};
+
+/// Reads and reconstructs a whole stream. Reader corruption becomes kDecodeError markers;
+/// vendor/reserved messages are counted in *skipped when it is given.
+void DecodeStream(std::span<const uint8_t> bytes, const ProgramImage& image,
+                  const DecodeOptions& options, PcSink* sink, uint64_t* skipped = nullptr);
+
+}  // namespace ctte::oracle
