@@ -1,0 +1,347 @@
+// Protocol-neutral front end of the CTTE encoder (docs/encoder-behaviour.md sections 3-6).
+//
+// What: per ingress beat it forms the list R of message records (at most three) in the order
+// the contract gives: window-open sync (SYNC=5), the owed indirect message or the periodic sync
+// (SYNC=2), ResourceFull for I-CNT / HIST overflow, DirectBranch (BTM). It enqueues R all or
+// none; when R does not fit it starts a loss episode, and when the queue has three free entries
+// again it announces the loss with Error + ProgTraceSync(SYNC=7, I-CNT=0) before the beat.
+// Closing the window (trTeInstTracing, trTeEnable or trTeInstMode to 0) forms the closing
+// ProgTraceCorrelation (preceded by Error during a loss) and waits for queue room.
+//
+// How: one always_comb block computes the next state and the records from the current state,
+// the configuration and the beat; everything is registered on the fabric clock. trTeActive=0
+// holds the front end in reset. The window is open in a cycle when its condition holds and no
+// close is waiting; a beat is traced only in such a cycle.
+module ctte_frontend
+  import ctte_pkg::*;
+#(
+  parameter int unsigned QFreeBits = 5
+) (
+  input  logic                 clk,
+  input  logic                 rst_n,
+  // configuration (trTeControl)
+  input  logic                 cfg_active,
+  input  logic                 cfg_enable,
+  input  logic                 cfg_tracing,
+  input  logic [2:0]           cfg_mode,
+  input  logic [1:0]           cfg_sync_mode,
+  input  logic [3:0]           cfg_sync_max,
+  // ingress beat
+  input  logic                 in_valid,
+  input  logic [3:0]           in_itype,
+  input  logic [63:0]          in_iaddr,
+  input  logic [7:0]           in_iretire,
+  // message queue
+  input  logic [QFreeBits-1:0] q_free,
+  output logic [1:0]           enq_n,
+  output rec_t                 enq_rec0,
+  output rec_t                 enq_rec1,
+  output rec_t                 enq_rec2,
+  // events and status
+  output logic                 ev_episode,
+  output logic [1:0]           ev_dropped,
+  output logic [7:0]           ev_halfwords,
+  output logic                 st_lost,
+  output logic                 st_window_open,
+  output logic                 st_close_waiting
+);
+
+  localparam logic [IcntBits-1:0] IcntMax = {IcntBits{1'b1}};
+
+  // ---- state ----
+  logic [IcntBits-1:0] icnt_q, icnt_d;
+  logic [HistBits-1:0] hist_q, hist_d;
+  logic [63:0]         ref_q, ref_d;
+  logic                pend_q, pend_d;
+  logic [1:0]          pbtype_q, pbtype_d;
+  logic [31:0]         syncctr_q, syncctr_d;
+  logic                open_q, open_d;        // window was open last cycle
+  logic                first_q, first_d;      // next traced beat is the first of the window
+  logic                lost_q, lost_d;
+  logic                close_pend_q, close_pend_d;
+  logic                htm_q, htm_d;          // mode latched when the window opened
+
+  logic win_cond;
+  assign win_cond = cfg_active & cfg_enable & cfg_tracing & (cfg_mode != 3'd0);
+
+  function automatic logic is_uninferable_retiring(logic [3:0] t);
+    return t == 4'd3 || t == 4'd6 || t == 4'd8 || t == 4'd10 || t == 4'd12 || t == 4'd13 ||
+           t == 4'd14;
+  endfunction
+
+  rec_t r [3];
+  logic [1:0] n;
+  logic closing, open_eff, beat;
+
+  always_comb begin
+    logic [IcntBits:0]   icnt_sum;
+    logic [HistBits-1:0] hist_sh;
+    logic                due, synced, first, fits;
+    logic [1:0]          nonsync;
+    logic [IcntBits-1:0] icnt_w;
+    logic [HistBits-1:0] hist_w;
+    logic [63:0]         ref_w;
+    logic                pend_w;
+    logic [1:0]          pbtype_w;
+    logic [31:0]         syncctr_w;
+    logic [1:0]          nbeat;   // records this beat forms (excluding a recovery prefix)
+    logic [1:0]          nrec;    // recovery prefix length (0 or 2)
+    logic [5:0]          period_shift;
+    logic [32:0]         period;
+
+    icnt_d = icnt_q;
+    hist_d = hist_q;
+    ref_d = ref_q;
+    pend_d = pend_q;
+    pbtype_d = pbtype_q;
+    syncctr_d = syncctr_q;
+    open_d = open_q;
+    first_d = first_q;
+    lost_d = lost_q;
+    close_pend_d = close_pend_q;
+    htm_d = htm_q;
+    r[0] = '0;
+    r[1] = '0;
+    r[2] = '0;
+    n = 2'd0;
+    ev_episode = 1'b0;
+    ev_dropped = 2'd0;
+    ev_halfwords = 8'd0;
+
+    closing = close_pend_q | (open_q & ~win_cond);
+    open_eff = win_cond & ~closing;
+    beat = open_eff & in_valid;
+
+    // working copies for the beat algorithm
+    icnt_w = icnt_q;
+    hist_w = hist_q;
+    ref_w = ref_q;
+    pend_w = pend_q;
+    pbtype_w = pbtype_q;
+    syncctr_w = syncctr_q;
+    nbeat = 2'd0;
+    nrec = 2'd0;
+    synced = 1'b0;
+    nonsync = 2'd0;
+    due = 1'b0;
+    first = 1'b0;
+    fits = 1'b0;
+    icnt_sum = '0;
+    hist_sh = '0;
+    period_shift = {2'b0, cfg_sync_max} + 6'd4;
+    period = 33'd1 << period_shift;
+
+    if (closing) begin
+      // Section 5: the close's records wait for room; no beat is traced meanwhile.
+      if (lost_q) begin
+        r[0] = mk_error();
+        r[1] = mk_correlation(htm_q, '0, {{(HistBits - 1){1'b0}}, 1'b1});
+        n = 2'd2;
+      end else begin
+        r[0] = mk_correlation(htm_q, icnt_q, hist_q);
+        n = 2'd1;
+      end
+      if ({{(QFreeBits - 2){1'b0}}, n} <= q_free) begin
+        close_pend_d = 1'b0;
+        lost_d = 1'b0;
+        icnt_d = '0;
+        hist_d = {{(HistBits - 1){1'b0}}, 1'b1};
+        pend_d = 1'b0;
+        pbtype_d = 2'd0;
+        syncctr_d = '0;
+      end else begin
+        n = 2'd0;
+        close_pend_d = 1'b1;
+      end
+      open_d = 1'b0;
+      first_d = 1'b0;
+    end else if (open_eff) begin
+      first = first_q | ~open_q;
+      open_d = 1'b1;
+      if (!open_q) htm_d = (cfg_mode == 3'd6);
+      first_d = first;
+      if (beat) begin
+        ev_halfwords = in_iretire;
+        first_d = 1'b0;
+        if (lost_q) begin
+          // Section 6: lost; announce when three entries are free, else the beat forms nothing.
+          if (q_free >= QFreeBits'(3)) begin
+            r[0] = mk_error();
+            r[1] = mk_prog_trace_sync(4'd7, '0, {1'b0, in_iaddr[63:1]});
+            nrec = 2'd2;
+            ref_w = in_iaddr;
+            synced = 1'b1;
+            lost_d = 1'b0;
+          end
+        end
+        if (!lost_q || nrec != 2'd0) begin
+          // Step 1 and 2.
+          if (first) begin
+            r[nrec] = mk_prog_trace_sync(4'd5, '0, {1'b0, in_iaddr[63:1]});
+            nbeat = 2'd1;
+            icnt_w = '0;
+            hist_w = {{(HistBits - 1){1'b0}}, 1'b1};
+            pend_w = 1'b0;
+            ref_w = in_iaddr;
+            synced = 1'b1;
+          end else begin
+            due = (cfg_sync_mode != 2'd0) && ({1'b0, syncctr_w} >= period);
+            if (due) begin
+              if (htm_q) begin
+                r[nrec] = mk_indirect_branch_hist_sync(4'd2, pend_w ? pbtype_w : 2'd0, icnt_w,
+                                                       {1'b0, in_iaddr[63:1]}, hist_w);
+              end else begin
+                r[nrec] = mk_indirect_branch_sync(4'd2, pend_w ? pbtype_w : 2'd0, icnt_w,
+                                                  {1'b0, in_iaddr[63:1]});
+              end
+              nbeat = 2'd1;
+              icnt_w = '0;
+              hist_w = {{(HistBits - 1){1'b0}}, 1'b1};
+              pend_w = 1'b0;
+              ref_w = in_iaddr;
+              synced = 1'b1;
+            end else if (pend_w) begin
+              if (htm_q) begin
+                r[nrec] = mk_indirect_branch_hist(pbtype_w, icnt_w,
+                                                  {1'b0, ref_w[63:1] ^ in_iaddr[63:1]}, hist_w);
+              end else begin
+                r[nrec] = mk_indirect_branch(pbtype_w, icnt_w,
+                                             {1'b0, ref_w[63:1] ^ in_iaddr[63:1]});
+              end
+              nbeat = 2'd1;
+              nonsync = 2'd1;
+              icnt_w = '0;
+              hist_w = {{(HistBits - 1){1'b0}}, 1'b1};
+              pend_w = 1'b0;
+              ref_w = in_iaddr;
+            end
+          end
+          if (synced) syncctr_w = '0;
+          // Step 3: the beat itself.
+          if (in_itype == 4'd1 || in_itype == 4'd2) begin
+            pend_w = 1'b1;
+            pbtype_w = (in_itype == 4'd1) ? 2'd2 : 2'd3;
+          end else begin
+            icnt_sum = {1'b0, icnt_w} + {{(IcntBits - 7){1'b0}}, in_iretire};
+            if (icnt_sum > {1'b0, IcntMax}) begin
+              r[nrec + nbeat] = mk_resource_full(4'd0, icnt64(icnt_w));
+              nbeat = nbeat + 2'd1;
+              nonsync = nonsync + 2'd1;
+              icnt_w = '0;
+            end
+            icnt_w = icnt_w + {{(IcntBits - 8){1'b0}}, in_iretire};
+            if (in_itype == 4'd4 || in_itype == 4'd5) begin
+              if (htm_q) begin
+                hist_sh = {hist_w[HistBits-2:0], in_itype == 4'd5};
+                if (hist_sh[HistBits-1]) begin
+                  r[nrec + nbeat] = mk_resource_full(4'd1, hist64(hist_sh));
+                  nbeat = nbeat + 2'd1;
+                  nonsync = nonsync + 2'd1;
+                  hist_w = {{(HistBits - 1){1'b0}}, 1'b1};
+                end else begin
+                  hist_w = hist_sh;
+                end
+              end else if (in_itype == 4'd5) begin
+                r[nrec + nbeat] = mk_direct_branch(icnt_w);
+                nbeat = nbeat + 2'd1;
+                nonsync = nonsync + 2'd1;
+                icnt_w = '0;
+              end
+            end
+            if (is_uninferable_retiring(in_itype)) begin
+              pend_w = 1'b1;
+              pbtype_w = 2'd0;
+            end
+          end
+          // Step 4: periodic sync counter.
+          if (cfg_sync_mode == 2'd1) syncctr_w = syncctr_w + {30'd0, nonsync};
+          else if (cfg_sync_mode == 2'd3) syncctr_w = syncctr_w + {24'd0, in_iretire};
+
+          // Enqueue all or none. A recovery prefix always fits (three free entries).
+          fits = {{(QFreeBits - 2){1'b0}}, nrec} + {{(QFreeBits - 2){1'b0}}, nbeat} <= q_free;
+          if (lost_q || fits) begin
+            n = nrec + nbeat;
+            icnt_d = icnt_w;
+            hist_d = hist_w;
+            ref_d = ref_w;
+            pend_d = pend_w;
+            pbtype_d = pbtype_w;
+            syncctr_d = syncctr_w;
+          end else begin
+            n = 2'd0;
+            ev_episode = 1'b1;
+            ev_dropped = nbeat;
+            lost_d = 1'b1;
+            icnt_d = '0;
+            hist_d = {{(HistBits - 1){1'b0}}, 1'b1};
+            pend_d = 1'b0;
+            pbtype_d = 2'd0;
+            syncctr_d = '0;
+          end
+        end
+      end
+    end else begin
+      open_d = 1'b0;
+      first_d = 1'b0;
+    end
+  end
+
+  assign enq_n = n;
+  assign enq_rec0 = r[0];
+  assign enq_rec1 = r[1];
+  assign enq_rec2 = r[2];
+  assign st_lost = lost_q;
+  assign st_window_open = open_q;
+  assign st_close_waiting = close_pend_q;
+
+  always_ff @(posedge clk) begin
+    if (!rst_n || !cfg_active) begin
+      icnt_q <= '0;
+      hist_q <= {{(HistBits - 1){1'b0}}, 1'b1};
+      ref_q <= '0;
+      pend_q <= 1'b0;
+      pbtype_q <= 2'd0;
+      syncctr_q <= '0;
+      open_q <= 1'b0;
+      first_q <= 1'b0;
+      lost_q <= 1'b0;
+      close_pend_q <= 1'b0;
+      htm_q <= 1'b1;
+    end else begin
+      icnt_q <= icnt_d;
+      hist_q <= hist_d;
+      ref_q <= ref_d;
+      pend_q <= pend_d;
+      pbtype_q <= pbtype_d;
+      syncctr_q <= syncctr_d;
+      open_q <= open_d;
+      first_q <= first_d;
+      lost_q <= lost_d;
+      close_pend_q <= close_pend_d;
+      htm_q <= htm_d;
+    end
+  end
+
+  // ---- standing assertions ----
+  // No ordinary message while paused: outside an open window only Error and the closing
+  // ProgTraceCorrelation may be queued.
+  always_ff @(posedge clk) begin
+    if (rst_n && cfg_active && n != 2'd0 && !open_eff) begin
+      assert (r[0].fixed[5:0] == TcError || r[0].fixed[5:0] == TcProgTraceCorrelation)
+        else $error("ordinary message queued while the window is closed (tcode %0d)",
+                    r[0].fixed[5:0]);
+      assert (n < 2'd2 || r[1].fixed[5:0] == TcProgTraceCorrelation)
+        else $error("ordinary message queued while the window is closed (tcode %0d)",
+                    r[1].fixed[5:0]);
+    end
+  end
+
+  // A recovery sync (SYNC=7) carries I-CNT 0 and directly follows an Error.
+  always_ff @(posedge clk) begin
+    if (rst_n && n >= 2'd2 && r[1].fixed[5:0] == TcProgTraceSync && r[1].fixed[9:6] == 4'd7) begin
+      assert (r[1].v0 == 64'd0) else $error("recovery sync with I-CNT %0d", r[1].v0);
+      assert (r[0].fixed[5:0] == TcError) else $error("recovery sync not preceded by Error");
+    end
+  end
+
+endmodule

@@ -1,0 +1,107 @@
+// Shared types of the CTTE N-Trace encoder: the message record that travels from the front end
+// through the message queue to the packer, and the constructors for each N-Trace message
+// (docs/encoder-behaviour.md section 7).
+//
+// A record is protocol-level, not byte-level: `fixed` holds the fixed-width fields bit-packed
+// LSB first (TCODE in bits 5:0), `fixed_bits` their total width (6, 8, 10 or 12), and v[0..nvar-1]
+// the variable-length fields in message order. The packer turns it into MDO/MSEO bytes.
+package ctte_pkg;
+
+  localparam int unsigned IcntBits = 22;   // kIcntBits
+  localparam int unsigned HistBits = 32;   // HIST register including the stop bit
+
+  typedef struct packed {
+    logic [11:0] fixed;
+    logic [3:0]  fixed_bits;
+    logic [1:0]  nvar;      // 1..3
+    logic [63:0] v0;
+    logic [63:0] v1;
+    logic [63:0] v2;
+  } rec_t;
+
+  localparam logic [5:0] TcDirectBranch      = 6'd3;
+  localparam logic [5:0] TcIndirectBranch    = 6'd4;
+  localparam logic [5:0] TcError             = 6'd8;
+  localparam logic [5:0] TcProgTraceSync     = 6'd9;
+  localparam logic [5:0] TcIndirectBranchSync = 6'd12;
+  localparam logic [5:0] TcResourceFull      = 6'd27;
+  localparam logic [5:0] TcIndirectBranchHist = 6'd28;
+  localparam logic [5:0] TcIndirectBranchHistSync = 6'd29;
+  localparam logic [5:0] TcProgTraceCorrelation = 6'd33;
+
+  function automatic rec_t mk_rec(logic [11:0] fixed, logic [3:0] fixed_bits, logic [1:0] nvar,
+                                  logic [63:0] v0, logic [63:0] v1, logic [63:0] v2);
+    rec_t r;
+    r.fixed = fixed;
+    r.fixed_bits = fixed_bits;
+    r.nvar = nvar;
+    r.v0 = v0;
+    r.v1 = v1;
+    r.v2 = v2;
+    return r;
+  endfunction
+
+  function automatic logic [63:0] icnt64(logic [IcntBits-1:0] icnt);
+    return {{(64 - IcntBits){1'b0}}, icnt};
+  endfunction
+
+  function automatic logic [63:0] hist64(logic [HistBits-1:0] hist);
+    return {{(64 - HistBits){1'b0}}, hist};
+  endfunction
+
+  function automatic rec_t mk_direct_branch(logic [IcntBits-1:0] icnt);
+    return mk_rec({6'd0, TcDirectBranch}, 4'd6, 2'd1, icnt64(icnt), 64'd0, 64'd0);
+  endfunction
+
+  function automatic rec_t mk_indirect_branch(logic [1:0] btype, logic [IcntBits-1:0] icnt,
+                                              logic [63:0] uaddr);
+    return mk_rec({4'd0, btype, TcIndirectBranch}, 4'd8, 2'd2, icnt64(icnt), uaddr, 64'd0);
+  endfunction
+
+  // Error(ETYPE=0, ECODE=0b100): program trace messages lost.
+  function automatic rec_t mk_error();
+    return mk_rec({2'd0, 4'd0, TcError}, 4'd10, 2'd1, 64'd4, 64'd0, 64'd0);
+  endfunction
+
+  function automatic rec_t mk_prog_trace_sync(logic [3:0] sync, logic [IcntBits-1:0] icnt,
+                                              logic [63:0] faddr);
+    return mk_rec({2'd0, sync, TcProgTraceSync}, 4'd10, 2'd2, icnt64(icnt), faddr, 64'd0);
+  endfunction
+
+  function automatic rec_t mk_indirect_branch_sync(logic [3:0] sync, logic [1:0] btype,
+                                                   logic [IcntBits-1:0] icnt,
+                                                   logic [63:0] faddr);
+    return mk_rec({btype, sync, TcIndirectBranchSync}, 4'd12, 2'd2, icnt64(icnt), faddr,
+                  64'd0);
+  endfunction
+
+  function automatic rec_t mk_resource_full(logic [3:0] rcode, logic [63:0] rdata);
+    return mk_rec({2'd0, rcode, TcResourceFull}, 4'd10, 2'd1, rdata, 64'd0, 64'd0);
+  endfunction
+
+  function automatic rec_t mk_indirect_branch_hist(logic [1:0] btype, logic [IcntBits-1:0] icnt,
+                                                   logic [63:0] uaddr,
+                                                   logic [HistBits-1:0] hist);
+    return mk_rec({4'd0, btype, TcIndirectBranchHist}, 4'd8, 2'd3, icnt64(icnt), uaddr,
+                  hist64(hist));
+  endfunction
+
+  function automatic rec_t mk_indirect_branch_hist_sync(logic [3:0] sync, logic [1:0] btype,
+                                                        logic [IcntBits-1:0] icnt,
+                                                        logic [63:0] faddr,
+                                                        logic [HistBits-1:0] hist);
+    return mk_rec({btype, sync, TcIndirectBranchHistSync}, 4'd12, 2'd3, icnt64(icnt), faddr,
+                  hist64(hist));
+  endfunction
+
+  // ProgTraceCorrelation(EVCODE=4, CDF, I-CNT [, HIST when CDF=1]).
+  function automatic rec_t mk_correlation(logic htm, logic [IcntBits-1:0] icnt,
+                                          logic [HistBits-1:0] hist);
+    if (htm) begin
+      return mk_rec({2'd1, 4'd4, TcProgTraceCorrelation}, 4'd12, 2'd2, icnt64(icnt),
+                    hist64(hist), 64'd0);
+    end
+    return mk_rec({2'd0, 4'd4, TcProgTraceCorrelation}, 4'd12, 2'd1, icnt64(icnt), 64'd0, 64'd0);
+  endfunction
+
+endpackage
