@@ -10,6 +10,8 @@
 
 namespace ctte::oracle {
 
+struct Message;
+
 enum class TraceMode : uint8_t { kBtm = 3, kHtm = 6 };  ///< trTeInstMode values
 
 struct EncoderConfig {
@@ -36,8 +38,18 @@ class ReferenceEncoder {
   EncoderConfig config_;
   std::vector<uint8_t> bytes_;
   uint64_t messages_ = 0;
-  // Implementation state lives in reference_encoder.cc (the helper that writes it may add
-  // private members here).
+  // Encoder state (docs/encoder-behaviour.md section 3).
+  void Emit(const Message& msg, bool is_sync);
+  void CleanState();
+  uint64_t icnt_ = 0;
+  uint64_t hist_ = 1;
+  uint64_t ref_ = 0;
+  bool pend_ = false;
+  uint8_t pend_btype_ = 0;
+  uint64_t syncctr_ = 0;
+  bool tracing_ = false;
+  bool opening_ = false;      ///< the next beat is the first of the window
+  uint32_t beat_records_ = 0; ///< non-sync records formed by the current beat
 };
 
 }  // namespace ctte::oracle

@@ -1,0 +1,118 @@
+// The software reference encoder: docs/encoder-behaviour.md sections 3-5 and 7-8, executed.
+//
+// Per beat, records are formed in the order the document gives (window open, owed message or
+// periodic sync, the beat itself, sync counter) and packed at once by MessageWriter. There is
+// no queue, so nothing is ever dropped and section 6 (loss) never applies here.
+#include "oracle/reference_encoder.h"
+
+#include "oracle/ntrace_message.h"
+#include "oracle/ntrace_writer.h"
+
+namespace ctte::oracle {
+
+ReferenceEncoder::ReferenceEncoder(EncoderConfig config) : config_(config) {
+  if (config_.sync_mode == 2) config_.sync_mode = 0;  // cycles: not implemented, legalizes to 0
+}
+
+void ReferenceEncoder::CleanState() {
+  icnt_ = 0;
+  hist_ = 1;
+  pend_ = false;
+  pend_btype_ = 0;
+  syncctr_ = 0;
+}
+
+void ReferenceEncoder::Emit(const Message& msg, bool is_sync) {
+  MessageWriter().Append(msg, &bytes_);
+  ++messages_;
+  if (is_sync) {
+    syncctr_ = 0;
+  } else {
+    ++beat_records_;
+  }
+}
+
+void ReferenceEncoder::Open() {
+  if (tracing_) return;
+  tracing_ = true;
+  opening_ = true;
+}
+
+void ReferenceEncoder::Beat(const Retired& beat) {
+  if (!tracing_) return;
+  const bool htm = config_.mode == TraceMode::kHtm;
+  const uint64_t a = beat.pc;
+  beat_records_ = 0;
+  // 1. Window open.
+  if (opening_) {
+    opening_ = false;
+    CleanState();
+    Emit(Message::ProgTraceSync(kSyncTraceEnable, 0, a >> 1), true);
+    ref_ = a;
+  } else {
+    // 2. Owed message and periodic sync.
+    const bool due =
+        config_.sync_mode != 0 && syncctr_ >= (uint64_t{1} << (config_.sync_max + 4));
+    if (due) {
+      const uint8_t btype = pend_ ? pend_btype_ : static_cast<uint8_t>(kBtypeJump);
+      Emit(htm ? Message::IndirectBranchHistSync(kSyncPeriodic, btype, icnt_, a >> 1, hist_)
+               : Message::IndirectBranchSync(kSyncPeriodic, btype, icnt_, a >> 1),
+           true);
+      ref_ = a;
+      CleanState();
+    } else if (pend_) {
+      const uint64_t uaddr = (a ^ ref_) >> 1;
+      Emit(htm ? Message::IndirectBranchHist(pend_btype_, icnt_, uaddr, hist_)
+               : Message::IndirectBranch(pend_btype_, icnt_, uaddr),
+           false);
+      ref_ = a;
+      icnt_ = 0;
+      hist_ = 1;
+      pend_ = false;
+    }
+  }
+  // 3. The beat itself.
+  uint64_t h = 0;
+  if (beat.itype == IType::kException || beat.itype == IType::kInterrupt) {
+    pend_ = true;
+    pend_btype_ = beat.itype == IType::kException ? kBtypeException : kBtypeInterrupt;
+  } else {
+    h = beat.iretire();
+    const uint64_t max_icnt = (uint64_t{1} << config_.icnt_bits) - 1;
+    if (icnt_ + h > max_icnt) {
+      Emit(Message::ResourceFull(kRcodeIcnt, icnt_), false);
+      icnt_ = 0;
+    }
+    icnt_ += h;
+    if (IsBranch(beat.itype)) {
+      const bool taken = beat.itype == IType::kTakenBranch;
+      if (htm) {
+        hist_ = (hist_ << 1) | (taken ? 1 : 0);
+        if (hist_ & (uint64_t{1} << 31)) {
+          Emit(Message::ResourceFull(kRcodeHist, hist_), false);
+          hist_ = 1;
+        }
+      } else if (taken) {
+        Emit(Message::DirectBranch(icnt_), false);
+        icnt_ = 0;
+      }
+    } else if (IsUninferable(beat.itype)) {
+      pend_ = true;
+      pend_btype_ = kBtypeJump;
+    }
+  }
+  // 4. Sync counter.
+  if (config_.sync_mode == 1) syncctr_ += beat_records_;
+  if (config_.sync_mode == 3) syncctr_ += h;
+}
+
+void ReferenceEncoder::Close() {
+  if (!tracing_) return;
+  const bool htm = config_.mode == TraceMode::kHtm;
+  Emit(Message::ProgTraceCorrelation(kEvTraceDisabled, htm ? 1 : 0, icnt_, hist_), false);
+  CleanState();
+  tracing_ = false;
+  opening_ = false;
+}
+
+}  // namespace ctte::oracle
