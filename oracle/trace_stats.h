@@ -1,0 +1,50 @@
+// Statistics of an N-Trace stream: messages and bytes per TCODE, messages per thousand
+// instructions, payload and wire bits per instruction.
+//
+// Definitions: wire bytes are every byte of the stream (idles included); payload bits are the
+// MDO bits of the non-idle bytes (6 per byte: MSEO framing and idles excluded); "instructions"
+// are reconstructed (or, for an encoder, retired) instructions.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "oracle/ntrace_message.h"
+
+namespace ctte::oracle {
+
+class TraceStats {
+ public:
+  void AddMessage(const Message& msg) {
+    ++messages_[msg.tcode & 63];
+    bytes_[msg.tcode & 63] += msg.size;
+  }
+  void set_wire_bytes(uint64_t n) { wire_bytes_ = n; }
+  void set_idle_bytes(uint64_t n) { idle_bytes_ = n; }
+  void set_instructions(uint64_t n) { instructions_ = n; }
+
+  uint64_t messages(uint8_t tcode) const { return messages_[tcode & 63]; }
+  uint64_t bytes(uint8_t tcode) const { return bytes_[tcode & 63]; }
+  uint64_t total_messages() const;
+  uint64_t wire_bytes() const { return wire_bytes_; }
+  uint64_t idle_bytes() const { return idle_bytes_; }
+  uint64_t instructions() const { return instructions_; }
+
+  double MessagesPerKiloInstruction() const;
+  double PayloadBitsPerInstruction() const;
+  double WireBitsPerInstruction() const;
+
+ private:
+  uint64_t messages_[64] = {};
+  uint64_t bytes_[64] = {};
+  uint64_t wire_bytes_ = 0;
+  uint64_t idle_bytes_ = 0;
+  uint64_t instructions_ = 0;
+};
+
+/// Reads `bytes` and counts every well-formed message (standard or not); corrupt bytes count
+/// only as wire bytes. `instructions` is stored as given.
+TraceStats ComputeTraceStats(std::span<const uint8_t> bytes, uint64_t instructions,
+                             const StreamFormat& format = {});
+
+}  // namespace ctte::oracle
