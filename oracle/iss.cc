@@ -1,0 +1,230 @@
+// The reference core model: RV64IMAC + Zicsr, M-mode only.
+//
+// How: a flat RAM array (calloc, so untouched pages cost nothing) at ProgramImage::kRamBase and a
+// decode-on-the-fly interpreter. Every instruction is expanded once into a per-half-word cache
+// over the executable segments (invalidated by stores into them) and executed by one 32-bit
+// switch (oracle/iss_execute.cc). Each Step() yields one beat: a retired instruction, or a
+// non-retiring trap beat (exception: pc = the faulting instruction; interrupt: pc = the
+// instruction that did not run yet). Memory behaviour follows QEMU 7.2's virt machine
+// (docs/reference-model.md): ordinary misaligned loads/stores complete, LR/AMO misaligned trap,
+// SC with no matching reservation fails without touching memory.
+#include "oracle/iss.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "base/check.h"
+#include "oracle/insn.h"
+#include "oracle/iss_impl.h"
+
+namespace ctte::oracle {
+
+using namespace iss_internal;  // NOLINT(google-build-using-namespace): our private header
+
+Iss::Impl::Impl(const ProgramImage& image, IssOptions opts) : opts_(std::move(opts)) {
+  ram_.reset(static_cast<uint8_t*>(std::calloc(kRamSize, 1)));
+  CTTE_CHECK(ram_ != nullptr, "cannot allocate ISS RAM");
+  code_lo_ = kNever;
+  for (const Segment& s : image.segments()) {
+    // ProgramImage::Load guarantees RAM containment; TEST_FromSegments callers must too.
+    CTTE_CHECK(s.vaddr >= kRamBase && s.vaddr - kRamBase + s.memsz <= kRamSize,
+               "segment outside ISS RAM");
+    std::memcpy(ram_.get() + (s.vaddr - kRamBase), s.bytes.data(), s.bytes.size());
+    if (s.executable) {
+      code_lo_ = std::min(code_lo_, s.vaddr);
+      code_hi_ = std::max(code_hi_, s.vaddr + s.memsz);
+    }
+  }
+  if (code_lo_ == kNever) code_lo_ = code_hi_ = 0;
+  constexpr uint64_t kMaxCachedCode = 16ULL << 20;
+  if (code_hi_ - code_lo_ > kMaxCachedCode) code_hi_ = code_lo_ + kMaxCachedCode;
+  decoded_.assign((code_hi_ - code_lo_) / 2 + 1, 0);
+  pc_ = image.entry();
+  console_.reserve(4096);
+  irq_at_ = opts_.interrupt_at;
+  std::sort(irq_at_.begin(), irq_at_.end());
+  every_ = opts_.interrupt_every;
+  next_every_ = every_ != 0 ? every_ : kNever;
+  next_irq_ = std::min(irq_at_.empty() ? kNever : irq_at_[0], next_every_);
+}
+
+void Iss::Impl::AdvanceSchedule() {
+  while (irq_pos_ < irq_at_.size() && irq_at_[irq_pos_] <= retired_) ++irq_pos_;
+  if (every_ != 0 && next_every_ <= retired_) next_every_ = (retired_ / every_ + 1) * every_;
+  next_irq_ = std::min(irq_pos_ < irq_at_.size() ? irq_at_[irq_pos_] : kNever, next_every_);
+}
+
+void Iss::Impl::InvalidateCode(uint64_t addr, uint64_t n) {
+  // A 4-byte instruction starting 2 bytes before addr also covers it.
+  const uint64_t first = std::max(addr < 2 ? 0 : addr - 2, code_lo_);
+  const uint64_t end = std::min(addr + n, code_hi_);
+  for (uint64_t a = first & ~1ULL; a < end; a += 2) {
+    if (a >= code_lo_) decoded_[(a - code_lo_) >> 1] = 0;
+  }
+}
+
+void Iss::Impl::EnterTrap(uint64_t cause, uint64_t tval, uint64_t epc) {
+  csr_.mepc = epc;
+  csr_.mcause = cause;
+  csr_.mtval = tval;
+  const uint64_t mie = (csr_.mstatus >> 3) & 1;
+  csr_.mstatus = (csr_.mstatus & ~(kMstatusMie | kMstatusMpie)) | (mie << 7) | kMstatusMpp;
+  const uint64_t base = csr_.mtvec & ~3ULL;
+  const bool vectored = (csr_.mtvec & 3) == 1 && (cause >> 63) != 0;
+  next_pc_ = vectored ? base + 4 * (cause & 0xff) : base;
+  res_valid_ = false;
+}
+
+bool Iss::Impl::Fetch(uint64_t pc, uint32_t* raw, uint32_t* w, uint8_t* size) {
+  const uint64_t off = pc - kRamBase;
+  if (pc >= code_lo_ && pc < code_hi_) {
+    const uint32_t slot = decoded_[(pc - code_lo_) >> 1];
+    if (slot != 0) {
+      uint16_t lo;
+      std::memcpy(&lo, ram_.get() + off, 2);
+      *w = slot;
+      if ((lo & 3) != 3) {
+        *raw = lo;
+        *size = 2;
+      } else {
+        *raw = slot;
+        *size = 4;
+      }
+      return true;
+    }
+  }
+  if (pc < kRamBase || off > kRamSize - 2) return false;
+  uint16_t lo;
+  std::memcpy(&lo, ram_.get() + off, 2);
+  if ((lo & 3) != 3) {
+    *raw = lo;
+    *size = 2;
+    *w = ExpandCompressed(lo);
+  } else {
+    if (off > kRamSize - 4) return false;
+    std::memcpy(raw, ram_.get() + off, 4);
+    *size = 4;
+    *w = *raw;
+  }
+  if (*w != 0 && pc >= code_lo_ && pc < code_hi_) decoded_[(pc - code_lo_) >> 1] = *w;
+  return true;
+}
+
+bool Iss::Impl::Step(Retired* out) {
+  if (stop_ != StopReason::kRunning) return false;
+  if (beats_ >= opts_.max_instructions) {
+    stop_ = StopReason::kMaxInstructions;
+    return false;
+  }
+  if (retired_ == next_irq_) {
+    csr_.mip |= kMipMsip;
+    AdvanceSchedule();
+  }
+  const uint64_t pc = pc_;
+  if ((csr_.mip & csr_.mie & kMipMsip) != 0 && (csr_.mstatus & kMstatusMie) != 0) {
+    const uint64_t cause = (1ULL << 63) | 3;
+    EnterTrap(cause, 0, pc);
+    *out = Retired{pc, next_pc_, cause, 0, 0, 0, IType::kInterrupt, 3, false};
+    pc_ = next_pc_;
+    ++beats_;
+    return true;
+  }
+  uint32_t raw = 0, w = 0;
+  uint8_t size = 0;
+  bool ok;
+  if (!Fetch(pc, &raw, &w, &size)) {
+    if (last_fetch_fault_pc_ == pc) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "fetch from unmapped 0x%" PRIx64 " (trap loop)", pc);
+      fatal_ = buf;
+      stop_ = StopReason::kFatal;
+      return false;
+    }
+    last_fetch_fault_pc_ = pc;
+    exc_cause_ = 1;  // instruction access fault
+    exc_tval_ = pc;
+    ok = false;
+  } else if (w == 0) {
+    exc_cause_ = 2;  // illegal instruction; mtval = the instruction bits
+    exc_tval_ = raw;
+    ok = false;
+  } else {
+    raw16_ = static_cast<uint16_t>(raw);
+    ok = Execute(w, pc, size);
+  }
+  ++beats_;
+  if (!ok) {
+    EnterTrap(exc_cause_, exc_tval_, pc);
+    *out = Retired{pc, next_pc_, exc_cause_, exc_tval_, raw, size, IType::kException, 3, false};
+    pc_ = next_pc_;
+    return true;
+  }
+  x_[0] = 0;
+  ++retired_;
+  *out = Retired{pc, next_pc_, 0, 0, raw, size, itype_, 3, true};
+  pc_ = next_pc_;
+  return true;
+}
+
+bool Iss::Impl::MmioLoad(uint64_t addr, uint64_t* value) {
+  if (addr - kUart < kUartSize) {
+    *value = (addr - kUart) == 5 ? 0x60 : 0;  // LSR: transmitter empty
+    return true;
+  }
+  if (addr - kClint < kClintSize) {
+    *value = (addr - kClint) == 0 ? ((csr_.mip & kMipMsip) != 0 ? 1 : 0) : 0;
+    return true;
+  }
+  if (addr - kTestDevice < kTestDeviceSize) {
+    *value = 0;
+    return true;
+  }
+  return false;
+}
+
+bool Iss::Impl::MmioStore(uint64_t addr, uint64_t value) {
+  if (addr - kUart < kUartSize) {
+    if (addr == kUart) console_.push_back(static_cast<char>(value & 0xff));
+    return true;
+  }
+  if (addr - kClint < kClintSize) {
+    if (addr == kClint) {
+      if ((value & 1) != 0) {
+        csr_.mip |= kMipMsip;
+      } else {
+        csr_.mip &= ~kMipMsip;
+      }
+    }
+    return true;
+  }
+  if (addr - kTestDevice < kTestDeviceSize) {
+    if (addr != kTestDevice) return true;
+    const uint32_t v = static_cast<uint32_t>(value);
+    if ((v & 0xffff) == 0x5555) {
+      stop_ = StopReason::kExited;
+      exit_code_ = 0;
+    } else if ((v & 0xffff) == 0x3333) {
+      stop_ = StopReason::kExited;
+      exit_code_ = static_cast<int>(v >> 16);
+    } else if ((v & 0xffff) == 0x7777) {
+      stop_ = StopReason::kFatal;
+      fatal_ = "reset requested through the test device (not modelled)";
+    }
+    return true;
+  }
+  return false;
+}
+
+Iss::Iss(const ProgramImage& image, IssOptions options)
+    : impl_(std::make_unique<Impl>(image, std::move(options))) {}
+Iss::~Iss() = default;
+bool Iss::Step(Retired* out) { return impl_->Step(out); }
+StopReason Iss::stop_reason() const { return impl_->stop_; }
+int Iss::exit_code() const { return impl_->exit_code_; }
+const std::string& Iss::console() const { return impl_->console_; }
+uint64_t Iss::retired() const { return impl_->retired_; }
+uint64_t Iss::beats() const { return impl_->beats_; }
+const std::string& Iss::fatal_message() const { return impl_->fatal_; }
+
+}  // namespace ctte::oracle

@@ -1,0 +1,129 @@
+// Private to the ISS (oracle/iss.cc, oracle/iss_execute.cc): machine state, CSR file and the
+// inline memory path. Not part of the oracle's interface.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "oracle/iss.h"
+
+namespace ctte::oracle::iss_internal {
+
+constexpr uint64_t kRamBase = ProgramImage::kRamBase;
+constexpr uint64_t kRamSize = ProgramImage::kRamSize;
+constexpr uint64_t kTestDevice = 0x100000, kTestDeviceSize = 0x1000;
+constexpr uint64_t kUart = 0x10000000, kUartSize = 0x100;
+constexpr uint64_t kClint = 0x02000000, kClintSize = 0x10000;
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+
+constexpr uint64_t kMstatusMie = 1ULL << 3;
+constexpr uint64_t kMstatusMpie = 1ULL << 7;
+constexpr uint64_t kMstatusMpp = 3ULL << 11;  ///< hardwired to M (no U/S modes)
+constexpr uint64_t kMipMsip = 1ULL << 3;
+constexpr uint64_t kMieMask = (1ULL << 3) | (1ULL << 7) | (1ULL << 11);  ///< MSIE MTIE MEIE
+/// misa: RV64 with A, C, I, M.
+constexpr uint64_t kMisa = (2ULL << 62) | (1 << 0) | (1 << 2) | (1 << 8) | (1 << 12);
+
+struct CsrFile {
+  uint64_t mstatus = kMstatusMpp;
+  uint64_t mie = 0, mip = 0, mtvec = 0, mepc = 0, mcause = 0, mtval = 0, mscratch = 0;
+  uint64_t mcounteren = 0, mcountinhibit = 0;
+  uint64_t mcycle_offset = 0, minstret_offset = 0;  ///< counter = retired + offset (mod 2^64)
+};
+
+struct FreeDeleter {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+
+}  // namespace ctte::oracle::iss_internal
+
+namespace ctte::oracle {
+
+struct Iss::Impl {
+  Impl(const ProgramImage& image, IssOptions opts);
+  bool Step(Retired* out);
+
+  /// Executes one 32-bit (possibly expanded) instruction. False on an exception (exc_cause_,
+  /// exc_tval_ set). Sets next_pc_ and itype_.
+  bool Execute(uint32_t w, uint64_t pc, uint8_t size);
+  bool Amo(uint32_t w, uint8_t size);
+  bool Csr(uint32_t w, uint8_t size);
+  bool Illegal(uint32_t w, uint8_t size);  ///< sets cause 2, mtval = the raw bits; false
+  template <typename T> bool Load(uint64_t addr, T* value);
+  template <typename T> bool Store(uint64_t addr, T value);
+  bool MmioLoad(uint64_t addr, uint64_t* value);
+  bool MmioStore(uint64_t addr, uint64_t value);
+  void InvalidateCode(uint64_t addr, uint64_t n);
+  void EnterTrap(uint64_t cause, uint64_t tval, uint64_t epc);
+  void AdvanceSchedule();
+  bool Fetch(uint64_t pc, uint32_t* raw, uint32_t* w, uint8_t* size);
+
+  uint64_t x_[32] = {};
+  uint64_t pc_ = 0;
+  std::unique_ptr<uint8_t, iss_internal::FreeDeleter> ram_;
+  iss_internal::CsrFile csr_;
+  bool res_valid_ = false;
+  uint64_t res_addr_ = 0;
+
+  // Decoded cache over the executable range: expanded instruction per half-word (0 = unknown).
+  uint64_t code_lo_ = 0, code_hi_ = 0;
+  std::vector<uint32_t> decoded_;
+
+  // Per-instruction outputs of Execute.
+  uint64_t next_pc_ = 0;
+  IType itype_ = IType::kNone;
+  uint64_t exc_cause_ = 0, exc_tval_ = 0;
+  uint16_t raw16_ = 0;  ///< the raw bits of the current compressed instruction
+
+  // Interrupt schedule.
+  std::vector<uint64_t> irq_at_;
+  size_t irq_pos_ = 0;
+  uint64_t every_ = 0, next_every_ = iss_internal::kNever, next_irq_ = iss_internal::kNever;
+
+  IssOptions opts_;
+  uint64_t retired_ = 0, beats_ = 0;
+  StopReason stop_ = StopReason::kRunning;
+  int exit_code_ = 0;
+  std::string console_, fatal_;
+  uint64_t last_fetch_fault_pc_ = iss_internal::kNever;
+};
+
+template <typename T>
+inline bool Iss::Impl::Load(uint64_t addr, T* value) {
+  const uint64_t off = addr - iss_internal::kRamBase;
+  if (off <= iss_internal::kRamSize - sizeof(T)) {
+    std::memcpy(value, ram_.get() + off, sizeof(T));
+    return true;
+  }
+  uint64_t v = 0;
+  if (!MmioLoad(addr, &v)) {
+    exc_cause_ = 5;  // load access fault
+    exc_tval_ = addr;
+    return false;
+  }
+  *value = static_cast<T>(v);
+  return true;
+}
+
+template <typename T>
+inline bool Iss::Impl::Store(uint64_t addr, T value) {
+  const uint64_t off = addr - iss_internal::kRamBase;
+  if (off <= iss_internal::kRamSize - sizeof(T)) {
+    std::memcpy(ram_.get() + off, &value, sizeof(T));
+    if (addr < code_hi_ && addr + sizeof(T) + 2 > code_lo_) InvalidateCode(addr, sizeof(T));
+    return true;
+  }
+  if (!MmioStore(addr, static_cast<uint64_t>(value))) {
+    exc_cause_ = 7;  // store/AMO access fault
+    exc_tval_ = addr;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ctte::oracle

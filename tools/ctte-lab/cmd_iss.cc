@@ -1,0 +1,117 @@
+// `ctte-lab iss ELF`: runs a program on the reference core model and prints a summary
+// (instructions retired, exit code, console text, itype counts); --pcs writes every retired
+// instruction's PC, one "0x80000000" per line.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+
+#include "oracle/iss.h"
+#include "oracle/program_image.h"
+#include "tools/ctte-lab/command.h"
+
+namespace ctte::cli {
+namespace {
+
+struct IssFlags {
+  std::string elf;
+  uint64_t max_instructions = 50'000'000;
+  std::vector<uint64_t> interrupts;
+  uint64_t interrupt_every = 0;
+  std::string pcs_path;
+  bool json = false;
+};
+
+const char* StopName(oracle::StopReason r) {
+  switch (r) {
+    case oracle::StopReason::kRunning: return "running";
+    case oracle::StopReason::kExited: return "exited";
+    case oracle::StopReason::kMaxInstructions: return "max-instructions";
+    case oracle::StopReason::kFatal: return "fatal";
+  }
+  return "?";
+}
+
+int RunIss(const IssFlags& f) {
+  Result<oracle::ProgramImage> image = oracle::ProgramImage::Load(f.elf);
+  if (!image.ok()) {
+    std::fprintf(stderr, "ctte-lab iss: %s\n", image.status().ToString().c_str());
+    return kExitUsage;
+  }
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> pcs(nullptr, &std::fclose);
+  if (!f.pcs_path.empty()) {
+    pcs.reset(std::fopen(f.pcs_path.c_str(), "w"));
+    if (!pcs) {
+      std::fprintf(stderr, "ctte-lab iss: cannot write %s\n", f.pcs_path.c_str());
+      return kExitUsage;
+    }
+  }
+  oracle::IssOptions opts;
+  opts.max_instructions = f.max_instructions;
+  opts.interrupt_at = f.interrupts;
+  opts.interrupt_every = f.interrupt_every;
+  oracle::Iss iss(*image, opts);
+  std::array<uint64_t, 16> itypes{};
+  oracle::Retired r;
+  while (iss.Step(&r)) {
+    ++itypes[static_cast<size_t>(r.itype) & 15];
+    if (pcs && r.retires) std::fprintf(pcs.get(), "0x%" PRIx64 "\n", r.pc);
+  }
+  const bool exited = iss.stop_reason() == oracle::StopReason::kExited;
+  if (f.json) {
+    nlohmann::ordered_json j;
+    j["elf"] = f.elf;
+    j["stop"] = StopName(iss.stop_reason());
+    j["retired"] = iss.retired();
+    j["beats"] = iss.beats();
+    if (exited) j["exit_code"] = iss.exit_code();
+    if (!iss.fatal_message().empty()) j["fatal"] = iss.fatal_message();
+    j["console"] = iss.console();
+    nlohmann::ordered_json counts = nlohmann::ordered_json::object();
+    for (size_t i = 0; i < itypes.size(); ++i) {
+      if (itypes[i] != 0) counts[std::to_string(i)] = itypes[i];
+    }
+    j["itype_counts"] = counts;
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("elf:          %s\n", f.elf.c_str());
+    std::printf("stop:         %s\n", StopName(iss.stop_reason()));
+    std::printf("retired:      %" PRIu64 "\n", iss.retired());
+    std::printf("beats:        %" PRIu64 " (%" PRIu64 " trap beats)\n", iss.beats(),
+                iss.beats() - iss.retired());
+    if (exited) std::printf("exit code:    %d\n", iss.exit_code());
+    if (!iss.fatal_message().empty()) std::printf("fatal:        %s\n", iss.fatal_message().c_str());
+    std::printf("itype counts:");
+    for (size_t i = 0; i < itypes.size(); ++i) {
+      if (itypes[i] != 0) std::printf(" %zu:%" PRIu64, i, itypes[i]);
+    }
+    std::printf("\nconsole:\n%s", iss.console().c_str());
+    if (!iss.console().empty() && iss.console().back() != '\n') std::printf("\n");
+  }
+  if (iss.stop_reason() == oracle::StopReason::kFatal) return kExitUsage;
+  return kExitOk;
+}
+
+const Registrar kRegistrar{Command{
+    "iss", "Run an ELF on the reference core model (RV64IMAC ISS) and summarise it", 40,
+    [](CLI::App& sub) -> std::function<int()> {
+      auto f = std::make_shared<IssFlags>();
+      sub.add_option("elf", f->elf, "RV64 ELF to run")->required();
+      sub.add_option("--max-instructions", f->max_instructions, "stop after this many beats");
+      auto* at = sub.add_option("--interrupts", f->interrupts,
+                                "raise the machine software interrupt at these retirement "
+                                "indices (comma separated)")
+                     ->delimiter(',');
+      sub.add_option("--interrupt-every", f->interrupt_every,
+                     "raise the machine software interrupt every N retired instructions")
+          ->excludes(at);
+      sub.add_option("--pcs", f->pcs_path, "write one hex PC per retired instruction here");
+      sub.add_flag("--json", f->json, "print the summary as JSON");
+      return [f] { return RunIss(*f); };
+    }}};
+
+}  // namespace
+}  // namespace ctte::cli
