@@ -1,0 +1,167 @@
+// `ctte-lab history`: what the database knows (docs/db-schema.md): campaigns with run counts by
+// status, outcome counts per verdict, fail rate per factor value, red runs.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "db/database.h"
+#include "runner/campaign_spec.h"
+#include "runner/run_config.h"
+#include "tools/ctte-lab/command.h"
+
+namespace ctte::cli {
+namespace {
+
+struct HistoryFlags {
+  std::string db_path = "out/ctte.db";
+  std::string campaign;
+  bool json = false;
+};
+
+struct History {
+  std::vector<db::CampaignSummary> campaigns;
+  std::vector<db::OutcomeCount> outcomes;
+  std::vector<db::FactorRate> factors;
+  std::vector<db::RunRow> red_runs;
+};
+
+Status Collect(db::Database& db, const std::string& campaign, History* h) {
+  auto campaigns = db.Campaigns(campaign);
+  if (!campaigns.ok()) return campaigns.status();
+  h->campaigns = std::move(*campaigns);
+  auto outcomes = db.OutcomeCounts(campaign);
+  if (!outcomes.ok()) return outcomes.status();
+  h->outcomes = std::move(*outcomes);
+  for (const std::string& axis : runner::AxisNames()) {
+    auto rates = db.FailRateByFactor(axis, campaign);
+    if (!rates.ok()) return rates.status();
+    h->factors.insert(h->factors.end(), rates->begin(), rates->end());
+  }
+  auto red = db.RedRuns(campaign);
+  if (!red.ok()) return red.status();
+  h->red_runs = std::move(*red);
+  return Status::Ok();
+}
+
+void PrintJson(const History& h) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["campaigns"] = ordered_json::array();
+  for (const auto& c : h.campaigns) {
+    j["campaigns"].push_back({{"id", c.id}, {"name", c.name}, {"description", c.description},
+                              {"seed", runner::SeedHex(c.seed)}, {"spec_sha256", c.spec_sha256},
+                              {"created_at", c.created_at}, {"runs", c.total()},
+                              {"planned", c.planned}, {"green", c.green}, {"red", c.red},
+                              {"invalid", c.invalid}, {"infra", c.infra}});
+  }
+  j["outcomes"] = ordered_json::array();
+  for (const auto& o : h.outcomes) {
+    j["outcomes"].push_back({{"verdict", o.verdict}, {"pass", o.pass}, {"fail", o.fail},
+                             {"n/a", o.not_applicable}});
+  }
+  j["factors"] = ordered_json::array();
+  for (const auto& f : h.factors) {
+    j["factors"].push_back({{"factor", f.factor}, {"value", f.value}, {"runs", f.runs},
+                            {"green", f.green}, {"red", f.red},
+                            {"fail_rate", f.green + f.red == 0 ? ordered_json(nullptr)
+                                                               : ordered_json(f.fail_rate())}});
+  }
+  j["red_runs"] = ordered_json::array();
+  for (const auto& r : h.red_runs) {
+    j["red_runs"].push_back({{"id", r.id}, {"campaign", r.campaign_name},
+                             {"index", r.run.index}, {"seed", runner::SeedHex(r.run.seed)},
+                             {"started_at", r.run.started_at},
+                             {"replay", "ctte-lab replay " + std::to_string(r.id)}});
+  }
+  std::printf("%s\n", j.dump(2).c_str());
+}
+
+void PrintText(const History& h) {
+  std::printf("Campaigns\n");
+  std::printf("  %4s  %-16s %-18s %6s %8s %6s %5s %8s %6s  %s\n", "id", "name", "seed", "runs",
+              "planned", "green", "red", "invalid", "infra", "created");
+  for (const auto& c : h.campaigns) {
+    std::printf("  %4" PRId64 "  %-16s %-18s %6" PRIu64 " %8" PRIu64 " %6" PRIu64 " %5" PRIu64
+                " %8" PRIu64 " %6" PRIu64 "  %s\n",
+                c.id, c.name.c_str(), runner::SeedHex(c.seed).c_str(), c.total(), c.planned,
+                c.green, c.red, c.invalid, c.infra, c.created_at.c_str());
+  }
+  if (h.campaigns.empty()) std::printf("  (none)\n");
+
+  std::printf("\nOutcomes per verdict\n");
+  std::printf("  %-20s %6s %6s %6s\n", "verdict", "pass", "fail", "n/a");
+  for (const auto& o : h.outcomes) {
+    std::printf("  %-20s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n", o.verdict.c_str(), o.pass,
+                o.fail, o.not_applicable);
+  }
+  if (h.outcomes.empty()) std::printf("  (no judged runs yet)\n");
+
+  std::printf("\nFail rate per factor value (red / judged runs; replays excluded)\n");
+  std::printf("  %-16s %-16s %6s %6s %5s %7s\n", "factor", "value", "runs", "green", "red",
+              "fail");
+  for (const auto& f : h.factors) {
+    char rate[16] = "      -";  // nothing judged yet
+    if (f.green + f.red > 0) std::snprintf(rate, sizeof rate, "%6.1f%%", 100.0 * f.fail_rate());
+    std::printf("  %-16s %-16s %6" PRIu64 " %6" PRIu64 " %5" PRIu64 " %s\n", f.factor.c_str(),
+                f.value.c_str(), f.runs, f.green, f.red, rate);
+  }
+  if (h.factors.empty()) std::printf("  (no runs)\n");
+
+  std::printf("\nRed runs\n");
+  for (const auto& r : h.red_runs) {
+    std::printf("  run %" PRId64 "  %s #%" PRIu64 "  seed %s  replay: ctte-lab replay %" PRId64
+                "\n",
+                r.id, r.campaign_name.c_str(), r.run.index, runner::SeedHex(r.run.seed).c_str(),
+                r.id);
+  }
+  if (h.red_runs.empty()) std::printf("  (none)\n");
+}
+
+int RunHistory(const HistoryFlags& f) {
+  if (!std::filesystem::exists(f.db_path)) {
+    std::fprintf(stderr,
+                 "ctte-lab: no database at %s (record runs first, e.g. "
+                 "`ctte-lab campaign plan campaigns/smoke.json --db %s`)\n",
+                 f.db_path.c_str(), f.db_path.c_str());
+    return kExitUsage;
+  }
+  auto db = db::Database::Open(f.db_path);
+  if (!db.ok()) {
+    std::fprintf(stderr, "ctte-lab: %s\n", db.status().ToString().c_str());
+    return kExitUsage;
+  }
+  History h;
+  Status st = Collect(**db, f.campaign, &h);
+  if (!st.ok()) {
+    std::fprintf(stderr, "ctte-lab: %s\n", st.ToString().c_str());
+    return kExitUsage;
+  }
+  if (!f.campaign.empty() && h.campaigns.empty()) {
+    std::fprintf(stderr, "ctte-lab: no campaign named %s in %s\n", f.campaign.c_str(),
+                 f.db_path.c_str());
+    return kExitUsage;
+  }
+  if (f.json) PrintJson(h);
+  else PrintText(h);
+  return kExitOk;
+}
+
+const Registrar kRegistrar({
+    "history",
+    "Campaigns, outcomes per verdict, fail rate per factor value and red runs from the database",
+    60,
+    [](CLI::App& sub) -> std::function<int()> {
+      auto flags = std::make_shared<HistoryFlags>();
+      sub.add_option("--db", flags->db_path, "database file (default out/ctte.db)");
+      sub.add_option("--campaign", flags->campaign, "only campaigns with this name");
+      sub.add_flag("--json", flags->json, "print JSON instead of tables");
+      return [flags]() { return RunHistory(*flags); };
+    },
+});
+
+}  // namespace
+}  // namespace ctte::cli
