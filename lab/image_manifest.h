@@ -1,0 +1,36 @@
+// An encoder image's manifest (build/images/<name>.manifest.json, written by rtl/ at build time):
+// what the image claims to be. Deploy receipts are compared with it: the SHA-256 computed at the
+// target must equal `sha256`, and the build id read back from the design must equal `build_id`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "lab/board.h"
+
+namespace ctte::lab {
+
+struct ImageManifest {
+  std::string name;            ///< profile name, e.g. "ntrace-slim"
+  std::string sha256;          ///< of the image file
+  uint64_t build_id = 0;
+  std::string profile;
+  uint64_t caps = 0;           ///< capability bits (ctteCaps)
+  uint32_t xlen = 0;
+  double fmax_mhz = 0;         ///< declared fmax (closure gate)
+  std::string rtl_digest;
+  std::string verilator_version;
+  std::string image_path;      ///< the .so, resolved relative to the manifest's directory
+  std::string manifest_path;
+
+  /// Loads and validates; errors name the file and the JSON path.
+  static Result<ImageManifest> Load(const std::string& path);
+  /// A DeployRequest for this image carrying the manifest's expectations.
+  DeployRequest ToDeployRequest() const;
+};
+
+/// Ok when the receipt matches the manifest; otherwise InvalidArgument naming both values.
+Status CheckReceipt(const ImageManifest& m, const DeployReceipt& r);
+
+}  // namespace ctte::lab

@@ -1,0 +1,167 @@
+// Board protocol framing: encode, decode, and deadline-bounded reads on a descriptor.
+#include "lab/protocol.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <ctime>
+
+namespace ctte::lab {
+
+namespace {
+uint32_t GetU32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+
+// Checks a 12-byte prefix; returns the lengths.
+Status CheckPrefix(const uint8_t* p, uint64_t offset, uint32_t* hlen, uint32_t* plen) {
+  if (std::memcmp(p, kFrameMagic, 4) != 0) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "bad frame magic %02x %02x %02x %02x at stream offset %llu",
+                  p[0], p[1], p[2], p[3], static_cast<unsigned long long>(offset));
+    return Status::Corruption(buf);
+  }
+  *hlen = GetU32(p + 4);
+  *plen = GetU32(p + 8);
+  if (*hlen == 0 || *hlen > kMaxHeaderBytes) {
+    return Status::Corruption("frame header length " + std::to_string(*hlen) +
+                              " out of range [1, " + std::to_string(kMaxHeaderBytes) +
+                              "] at stream offset " + std::to_string(offset + 4));
+  }
+  if (*plen > kMaxPayloadBytes) {
+    return Status::Corruption("frame payload length " + std::to_string(*plen) + " exceeds " +
+                              std::to_string(kMaxPayloadBytes) + " at stream offset " +
+                              std::to_string(offset + 8));
+  }
+  return Status::Ok();
+}
+}  // namespace
+
+int64_t MonotonicMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
+std::vector<uint8_t> EncodeFrame(const Frame& frame) {
+  const uint32_t hlen = static_cast<uint32_t>(frame.header.size());
+  const uint32_t plen = static_cast<uint32_t>(frame.payload.size());
+  uint8_t prefix[kFramePrefixBytes];
+  std::memcpy(prefix, kFrameMagic, 4);
+  for (int i = 0; i < 4; ++i) {
+    prefix[4 + i] = static_cast<uint8_t>(hlen >> (8 * i));
+    prefix[8 + i] = static_cast<uint8_t>(plen >> (8 * i));
+  }
+  std::vector<uint8_t> out(prefix, prefix + kFramePrefixBytes);
+  out.reserve(kFramePrefixBytes + hlen + plen);
+  const auto* h = reinterpret_cast<const uint8_t*>(frame.header.data());
+  out.insert(out.end(), h, h + hlen);
+  out.insert(out.end(), frame.payload.begin(), frame.payload.end());
+  return out;
+}
+
+Result<Frame> DecodeFrame(std::span<const uint8_t> data, uint64_t base_offset,
+                          size_t* consumed) {
+  *consumed = 0;
+  if (data.size() < kFramePrefixBytes) return Status::Unavailable("incomplete");
+  uint32_t hlen = 0, plen = 0;
+  CTTE_RETURN_IF_ERROR(CheckPrefix(data.data(), base_offset, &hlen, &plen));
+  const size_t total = kFramePrefixBytes + static_cast<size_t>(hlen) + plen;
+  if (data.size() < total) return Status::Unavailable("incomplete");
+  Frame f;
+  f.header.assign(reinterpret_cast<const char*>(data.data()) + kFramePrefixBytes, hlen);
+  f.payload.assign(data.begin() + kFramePrefixBytes + hlen, data.begin() + static_cast<long>(total));
+  *consumed = total;
+  return f;
+}
+
+Status WriteFrame(int fd, const Frame& frame) {
+  if (frame.header.size() > kMaxHeaderBytes || frame.payload.size() > kMaxPayloadBytes) {
+    return Status::InvalidArgument("frame too large to send");
+  }
+  const std::vector<uint8_t> bytes = EncodeFrame(frame);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == ENOTSOCK) n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::IOError(std::string("write to board stream: ") + std::strerror(errno));
+    }
+    done += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+Status FrameReader::ReadExact(uint8_t* out, size_t n, int64_t deadline_ms, bool* eof_at_start) {
+  *eof_at_start = false;
+  size_t got = 0;
+  while (got < n) {
+    int wait = -1;
+    if (deadline_ms >= 0) {
+      const int64_t left = deadline_ms - MonotonicMs();
+      if (left <= 0) return Status::Timeout("no data from board stream");
+      wait = static_cast<int>(left);
+    }
+    pollfd pfd{fd_, POLLIN, 0};
+    const int pr = ::poll(&pfd, 1, wait);
+    if (pr < 0) {
+      if (errno == EINTR) continue;
+      return Status::IOError(std::string("poll on board stream: ") + std::strerror(errno));
+    }
+    if (pr == 0) return Status::Timeout("no data from board stream");
+    const ssize_t r = ::read(fd_, out + got, n - got);
+    if (r < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      if (errno == ECONNRESET && got == 0) {
+        *eof_at_start = true;
+        return Status::Unavailable("stream closed");
+      }
+      return Status::IOError(std::string("read from board stream: ") + std::strerror(errno));
+    }
+    if (r == 0) {
+      if (got == 0) {
+        *eof_at_start = true;
+        return Status::Unavailable("stream closed");
+      }
+      return Status::Corruption("stream ended inside a frame at stream offset " +
+                                std::to_string(offset_ + got));
+    }
+    got += static_cast<size_t>(r);
+  }
+  offset_ += n;
+  return Status::Ok();
+}
+
+Result<Frame> FrameReader::Read(int timeout_ms) {
+  const int64_t deadline = timeout_ms < 0 ? -1 : MonotonicMs() + timeout_ms;
+  uint8_t prefix[kFramePrefixBytes];
+  bool eof = false;
+  const uint64_t start = offset_;
+  Status s = ReadExact(prefix, sizeof prefix, deadline, &eof);
+  if (!s.ok()) return s;
+  uint32_t hlen = 0, plen = 0;
+  CTTE_RETURN_IF_ERROR(CheckPrefix(prefix, start, &hlen, &plen));
+  Frame f;
+  f.header.resize(hlen);
+  s = ReadExact(reinterpret_cast<uint8_t*>(f.header.data()), hlen, deadline, &eof);
+  if (eof) s = Status::Corruption("stream ended inside a frame at stream offset " +
+                                  std::to_string(offset_));
+  if (!s.ok()) return s;
+  f.payload.resize(plen);
+  if (plen > 0) {
+    s = ReadExact(f.payload.data(), plen, deadline, &eof);
+    if (eof) s = Status::Corruption("stream ended inside a frame at stream offset " +
+                                    std::to_string(offset_));
+    if (!s.ok()) return s;
+  }
+  return f;
+}
+
+}  // namespace ctte::lab

@@ -1,0 +1,323 @@
+// SimBoard: deploy with target-side hashing, PLL clocks, and Run(): ISS beats through the
+// image model into a backpressured sink and the capture ring (see sim_board.h).
+//
+// Run, step by step:
+//  1. Load the workload ELF and start the ISS with the plan's interrupt schedule.
+//  2. Create a fresh model (plan.model_seed), reset it, open the FST file if asked.
+//  3. trTeControl := Active, then Active|Enable|mode|sync (InstTracing per the first edge).
+//  4. For each ISS beat k: apply the window edges due before beat k (one register write each,
+//     with the ingress idle), then idle cycles drawn from the stall pattern, then one fabric
+//     cycle with the beat on the ingress.
+//  5. After the last beat, apply the remaining edges; with stop_at_end write trTeEnable=0.
+//  6. Clock until trTeEmpty=1 or the drain budget (sink cycles) is spent; read the counters.
+#include "lab/sim/sim_board.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "base/files.h"
+#include "base/random.h"
+#include "base/sha256.h"
+#include "lab/capture_ring.h"
+#include "lab/sim/registers.h"
+#include "lab/sink_pattern.h"
+#include "oracle/iss.h"
+#include "oracle/program_image.h"
+
+namespace ctte::lab {
+
+namespace {
+std::string Hex64(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+double Since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+Result<std::unique_ptr<SimBoard>> SimBoard::Create(const SimBoardOptions& options) {
+  std::unique_ptr<SimBoard> b(new SimBoard(options));
+  if (options.slot_dir.empty()) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ctte-board-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) {
+      return Status::IOError("cannot create a fabric slot directory under " + tmpl);
+    }
+    b->slot_dir_ = tmpl;
+    b->own_slot_dir_ = true;
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(options.slot_dir, ec);
+    if (ec) return Status::IOError("fabric slot directory " + options.slot_dir + ": " + ec.message());
+    b->slot_dir_ = options.slot_dir;
+  }
+  if (b->options_.serial.empty()) {
+    static int boards = 0;
+    b->options_.serial = "sim-" + std::to_string(::getpid()) + "-" + std::to_string(boards++);
+  }
+  return b;
+}
+
+SimBoard::~SimBoard() {
+  Unload();
+  if (own_slot_dir_) {
+    std::error_code ec;
+    std::filesystem::remove_all(slot_dir_, ec);
+  }
+}
+
+void SimBoard::Unload() {
+  driver_.reset();
+  image_.reset();
+  if (!stored_path_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(stored_path_, ec);
+  }
+  stored_path_.clear();
+  image_name_.clear();
+  image_sha256_.clear();
+}
+
+Result<BoardIdentity> SimBoard::Identify() {
+  BoardIdentity id;
+  id.kind = "sim";
+  id.serial = options_.serial;
+#ifdef CTTE_VERSION
+  id.version = CTTE_VERSION;
+#else
+  id.version = "ctte_lab";
+#endif
+  id.capabilities = {"deploy", "pll:fabric", "pll:sink", "registers", "run", "fst"};
+  id.image_name = image_name_;
+  id.image_sha256 = image_sha256_;
+  return id;
+}
+
+Status SimBoard::NewModel(uint64_t seed) {
+  driver_.reset();
+  ModelDriver::Options o;
+  o.fabric_half_units = fabric_pll_.half_period_units();
+  o.sink_half_units = sink_pll_.half_period_units();
+  o.seed = seed;
+  o.time_evals = options_.time_split;
+  driver_ = std::make_unique<ModelDriver>(image_->table(), o);
+  return Status::Ok();
+}
+
+Result<DeployReceipt> SimBoard::Deploy(const DeployRequest& request) {
+  std::vector<uint8_t> bytes = request.bytes;
+  if (bytes.empty()) {
+    Result<std::vector<uint8_t>> file = ReadFileBytes(request.path);
+    if (!file.ok()) return file.status();
+    bytes = std::move(*file);
+  }
+  if (bytes.empty()) return Status::InvalidArgument("image " + request.name + ": empty");
+  Unload();
+  // A new file name per deploy: dlopen() must never see a stale mapping of an older image.
+  const std::string name = request.name.empty() ? "image" : request.name;
+  const std::string stored =
+      slot_dir_ + "/fabric-" + std::to_string(deploys_++) + "-" + name + ".so";
+  CTTE_RETURN_IF_ERROR(WriteFileAtomic(stored, bytes));
+  stored_path_ = stored;
+  Result<std::string> sha = Sha256File(stored);  // over what the target stored
+  if (!sha.ok()) {
+    Unload();
+    return sha.status();
+  }
+  if (!request.expected_sha256.empty() && *sha != request.expected_sha256) {
+    Unload();
+    return Status::InvalidArgument("image " + name + " refused: SHA-256 of the stored copy " +
+                                   *sha + " differs from the manifest's " +
+                                   request.expected_sha256 + " (tampered or wrong image)");
+  }
+  Result<std::unique_ptr<LoadedImage>> img = LoadedImage::Open(stored);
+  if (!img.ok()) {
+    Unload();
+    return img.status();
+  }
+  image_ = std::move(*img);
+  Status s = NewModel(1);
+  if (s.ok()) s = driver_->Reset();
+  DeployReceipt r;
+  uint32_t lo = 0, hi = 0;
+  if (s.ok()) s = driver_->ReadReg(reg::kBuildIdLo, &lo);
+  if (s.ok()) s = driver_->ReadReg(reg::kBuildIdHi, &hi);
+  if (s.ok()) s = driver_->ReadReg(reg::kProfile, &r.profile);
+  if (s.ok()) s = driver_->ReadReg(reg::kCaps, &r.caps);
+  if (!s.ok()) {
+    Unload();
+    return s;
+  }
+  r.build_id = static_cast<uint64_t>(hi) << 32 | lo;
+  if (request.expected_build_id != 0 && r.build_id != request.expected_build_id) {
+    Unload();
+    return Status::InvalidArgument("image " + name + " refused: build id read back " +
+                                   Hex64(r.build_id) + " differs from the manifest's " +
+                                   Hex64(request.expected_build_id));
+  }
+  r.sha256 = *sha;
+  r.stored_path = stored;
+  r.size = bytes.size();
+  image_name_ = image_->table().name ? image_->table().name : name;
+  image_sha256_ = *sha;
+  return r;
+}
+
+Result<uint64_t> SimBoard::SetClock(ClockDomain domain, uint64_t hz) {
+  return Pll(domain).Set(hz);
+}
+
+Result<uint64_t> SimBoard::ReadClock(ClockDomain domain) { return Pll(domain).ReadBack(); }
+
+Status SimBoard::WriteReg(uint32_t offset, uint32_t value) {
+  if (!driver_) return Status::Unavailable("no image deployed");
+  return driver_->WriteReg(offset, value);
+}
+
+Result<uint32_t> SimBoard::ReadReg(uint32_t offset) {
+  if (!driver_) return Status::Unavailable("no image deployed");
+  uint32_t v = 0;
+  CTTE_RETURN_IF_ERROR(driver_->ReadReg(offset, &v));
+  return v;
+}
+
+Result<Capture> SimBoard::Run(const RunPlan& plan) {
+  if (!image_) return Status::Unavailable("no image deployed");
+  if (plan.ring_bytes == 0) return Status::InvalidArgument("plan.ring_bytes must be > 0");
+  if (plan.stall.ipc_den == 0 || plan.stall.ipc_num == 0 ||
+      plan.stall.ipc_num > plan.stall.ipc_den) {
+    return Status::InvalidArgument("plan.stall: IPC must be ipc_num/ipc_den in (0, 1]");
+  }
+  if (plan.sink.kind == BackpressureKind::kUniform &&
+      (plan.sink.accept_den == 0 || plan.sink.accept_num == 0)) {
+    return Status::InvalidArgument("plan.sink: accept probability must be > 0");
+  }
+  if (plan.sink.kind == BackpressureKind::kBursty &&
+      (plan.sink.ready_min == 0 || plan.sink.ready_min > plan.sink.ready_max ||
+       plan.sink.stall_min > plan.sink.stall_max)) {
+    return Status::InvalidArgument("plan.sink: bursty ranges must have 1 <= min <= max");
+  }
+  const auto wall0 = std::chrono::steady_clock::now();
+  split_ = RunTimeSplit{};
+  Result<oracle::ProgramImage> prog = oracle::ProgramImage::Load(plan.workload_elf);
+  if (!prog.ok()) return prog.status();
+  oracle::IssOptions iss_opts;
+  iss_opts.max_instructions = plan.iss.max_instructions;
+  iss_opts.interrupt_at = plan.iss.interrupt_at;
+  iss_opts.interrupt_every = plan.iss.interrupt_every;
+  oracle::Iss iss(*prog, iss_opts);
+
+  CTTE_RETURN_IF_ERROR(NewModel(plan.model_seed));
+  ModelDriver& d = *driver_;
+  if (!plan.fst_path.empty()) CTTE_RETURN_IF_ERROR(d.OpenFst(plan.fst_path));
+  CaptureRing ring(plan.ring_bytes);
+  SinkPattern sink(plan.sink);
+  CTTE_RETURN_IF_ERROR(d.Reset());
+  d.AttachSink(&sink, &ring);
+
+  const uint32_t config =
+      reg::Control(plan.encoder.mode, plan.encoder.sync_mode, plan.encoder.sync_max);
+  std::vector<WindowEdge> edges = plan.window_edges;
+  if (edges.empty()) edges.push_back(WindowEdge{0, true});
+  bool tracing = false;
+  const auto control = [&] {
+    return reg::kActive | reg::kEnable | config | (tracing ? reg::kInstTracing : 0u);
+  };
+  CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeControl, reg::kActive));
+  CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeControl, control()));
+
+  Rng stall(plan.stall.seed);
+  size_t next_edge = 0;
+  uint64_t beat_index = 0;
+  oracle::Retired r;
+  double iss_s = 0;
+  const bool timed = options_.time_split;
+  for (;;) {
+    bool more = false;
+    if (timed) {
+      const auto t0 = std::chrono::steady_clock::now();
+      more = iss.Step(&r);
+      iss_s += Since(t0);
+    } else {
+      more = iss.Step(&r);
+    }
+    if (!more) break;
+    while (next_edge < edges.size() && edges[next_edge].before_beat <= beat_index) {
+      tracing = edges[next_edge++].open;
+      CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeControl, control()));
+    }
+    while (!stall.Chance(plan.stall.ipc_num, plan.stall.ipc_den)) {
+      CTTE_RETURN_IF_ERROR(d.FabricCycle());
+    }
+    ctte_ingress in{};
+    in.valid = 1;
+    in.itype = static_cast<uint8_t>(r.itype);
+    in.iretire = r.iretire();
+    in.ilastsize = r.size == 4 ? 1 : 0;
+    in.priv = r.priv;
+    in.iaddr = r.pc;
+    in.cause = r.cause;
+    in.tval = r.tval;
+    d.SetIngress(in);
+    CTTE_RETURN_IF_ERROR(d.FabricCycle());
+    d.SetIdle();
+    ++beat_index;
+  }
+  while (next_edge < edges.size()) {
+    tracing = edges[next_edge++].open;
+    CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeControl, control()));
+  }
+  if (plan.stop_at_end) {
+    CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeControl, reg::kActive | config));
+  }
+
+  Capture c;
+  const uint64_t drain_start = d.sink_cycles();
+  while (!(d.control_now() & reg::kEmpty) &&
+         d.sink_cycles() - drain_start < plan.drain_budget_sink_cycles) {
+    CTTE_RETURN_IF_ERROR(d.FabricCycle());
+  }
+  c.drain_sink_cycles = d.sink_cycles() - drain_start;
+  c.drained = (d.control_now() & reg::kEmpty) != 0;
+
+  Counters& k = c.counters;
+  CTTE_RETURN_IF_ERROR(d.ReadReg(reg::kMsgCount, &k.messages));
+  CTTE_RETURN_IF_ERROR(d.ReadReg(reg::kByteCount, &k.bytes));
+  CTTE_RETURN_IF_ERROR(d.ReadReg(reg::kOverflowEpisodes, &k.overflow_episodes));
+  CTTE_RETURN_IF_ERROR(d.ReadReg(reg::kRecordsDropped, &k.records_dropped));
+  CTTE_RETURN_IF_ERROR(d.ReadReg(reg::kHalfwordsRetired, &k.halfwords_retired));
+  CTTE_RETURN_IF_ERROR(d.ReadReg(reg::kStatus, &k.status));
+  CTTE_RETURN_IF_ERROR(d.ReadReg(reg::kTeControl, &k.control));
+  c.te_empty = (k.control & reg::kEmpty) != 0;
+
+  c.bytes = ring.Contents();
+  c.bytes_received = ring.total();
+  c.ring_wrapped = ring.wrapped();
+  c.fabric_cycles = d.fabric_cycles();
+  c.sink_cycles = d.sink_cycles();
+  // time units are half VCO periods: ps = units * 1e12 / (2 * VCO)
+  c.sim_time_ps = d.time_units() * PllModel::kPsNum / PllModel::kPsDen;
+  c.beats = iss.beats();
+  c.retired = iss.retired();
+  switch (iss.stop_reason()) {
+    case oracle::StopReason::kExited: c.core_stop = "exited"; break;
+    case oracle::StopReason::kMaxInstructions: c.core_stop = "max_instructions"; break;
+    case oracle::StopReason::kFatal: c.core_stop = "fatal: " + iss.fatal_message(); break;
+    case oracle::StopReason::kRunning: c.core_stop = "running"; break;
+  }
+  c.exit_code = iss.exit_code();
+  c.fabric_hz = fabric_pll_.ReadBack();
+  c.sink_hz = sink_pll_.ReadBack();
+  c.wall_seconds = Since(wall0);
+  split_.total_s = c.wall_seconds;
+  split_.iss_s = iss_s;
+  split_.eval_s = d.eval_seconds();
+  split_.evals = d.evals();
+  return c;
+}
+
+}  // namespace ctte::lab

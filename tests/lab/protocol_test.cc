@@ -1,0 +1,204 @@
+// Board protocol: framing round trips, malformed frames, and a RemoteBoard talking to the board
+// server (over a socketpair, serving a FakeBoard in a thread).
+#include "lab/protocol.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "lab/board_server.h"
+#include "lab/remote_board.h"
+#include "tests/lab/fake_board.h"
+
+namespace ctte::lab {
+namespace {
+
+TEST(ProtocolTest, FrameRoundTripsThroughBytes) {
+  Frame f{R"({"v":1,"id":7,"op":"identify"})", {0, 1, 2, 255}};
+  const std::vector<uint8_t> bytes = EncodeFrame(f);
+  ASSERT_EQ(bytes.size(), kFramePrefixBytes + f.header.size() + 4);
+  size_t used = 0;
+  Result<Frame> g = DecodeFrame(bytes, 0, &used);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(used, bytes.size());
+  EXPECT_EQ(g->header, f.header);
+  EXPECT_EQ(g->payload, f.payload);
+}
+
+TEST(ProtocolTest, IncompleteFrameAsksForMore) {
+  const std::vector<uint8_t> bytes = EncodeFrame(Frame{"{}", {9, 9, 9}});
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    size_t used = 0;
+    Result<Frame> g = DecodeFrame(std::span(bytes.data(), n), 0, &used);
+    ASSERT_FALSE(g.ok());
+    EXPECT_EQ(g.status().code(), Status::Code::kUnavailable) << n;
+  }
+}
+
+TEST(ProtocolTest, BadMagicIsCorruptionNamingTheOffset) {
+  std::vector<uint8_t> bytes = EncodeFrame(Frame{"{}", {}});
+  bytes[0] = 'X';
+  size_t used = 0;
+  Result<Frame> g = DecodeFrame(bytes, 100, &used);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), Status::Code::kCorruption);
+  EXPECT_NE(g.status().message().find("offset 100"), std::string::npos) << g.status().message();
+}
+
+TEST(ProtocolTest, OversizedHeaderLengthIsCorruption) {
+  std::vector<uint8_t> bytes = EncodeFrame(Frame{"{}", {}});
+  bytes[7] = 0x7f;  // header length ~2 GiB
+  size_t used = 0;
+  Result<Frame> g = DecodeFrame(bytes, 0, &used);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("header length"), std::string::npos);
+}
+
+TEST(ProtocolTest, ReaderReportsTruncationAndCleanEof) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  const std::vector<uint8_t> a = EncodeFrame(Frame{"{\"a\":1}", {1, 2}});
+  ASSERT_TRUE(WriteFrame(sv[1], Frame{"{\"a\":1}", {1, 2}}).ok());
+  ASSERT_EQ(::write(sv[1], a.data(), 5), 5);  // a torn second frame
+  ::close(sv[1]);
+  FrameReader r(sv[0]);
+  Result<Frame> f = r.Read(1000);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->payload, (std::vector<uint8_t>{1, 2}));
+  f = r.Read(1000);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), Status::Code::kCorruption);
+  EXPECT_NE(f.status().message().find("offset " + std::to_string(a.size() + 5)),
+            std::string::npos) << f.status().message();
+  ::close(sv[0]);
+}
+
+TEST(ProtocolTest, ReaderTimesOut) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  FrameReader r(sv[0]);
+  Result<Frame> f = r.Read(50);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), Status::Code::kTimeout);
+  ::close(sv[0]);
+  ::close(sv[1]);
+}
+
+// A RemoteBoard client connected to a server thread that serves a FakeBoard.
+class ServedFakeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int sv[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    server_fd_ = sv[1];
+    server_ = std::thread([this] { served_ = ServeBoard(fake_, server_fd_, server_fd_, {}); });
+    client_ = RemoteBoard::Connect(sv[0], RemoteBoardOptions{});
+  }
+  void TearDown() override {
+    EXPECT_TRUE(client_->Shutdown().ok());
+    server_.join();
+    EXPECT_TRUE(served_.ok()) << served_.ToString();
+    ::close(server_fd_);
+  }
+  FakeBoard fake_;
+  int server_fd_ = -1;
+  std::thread server_;
+  Status served_;
+  std::unique_ptr<RemoteBoard> client_;
+};
+
+TEST_F(ServedFakeTest, EveryRequestRoundTrips) {
+  Result<BoardIdentity> id = client_->Identify();
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_EQ(id->kind, "remote:fake");
+  EXPECT_EQ(id->capabilities, (std::vector<std::string>{"deploy", "run"}));
+
+  DeployRequest d;
+  d.name = "x";
+  d.bytes = {1, 2, 3};
+  Result<DeployReceipt> r = client_->Deploy(d);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->sha256, Sha256Hex(std::span<const uint8_t>(d.bytes)));
+  EXPECT_EQ(r->build_id, 0x0123456789abcdefull);
+  d.expected_sha256 = std::string(64, '0');
+  r = client_->Deploy(d);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("refused"), std::string::npos);
+
+  Result<uint64_t> hz = client_->SetClock(ClockDomain::kSink, 40'000'000);
+  ASSERT_TRUE(hz.ok());
+  EXPECT_EQ(*hz, 1'500'000'000u / 38);
+  EXPECT_EQ(*client_->ReadClock(ClockDomain::kSink), *hz);
+  EXPECT_EQ(*client_->ReadClock(ClockDomain::kFabric), 100'000'000u);
+
+  ASSERT_TRUE(client_->WriteReg(0x10, 0xdeadbeef).ok());
+  EXPECT_EQ(*client_->ReadReg(0x10), 0xdeadbeefu);
+  Result<uint32_t> missing = client_->ReadReg(0x20);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Status::Code::kNotFound);
+
+  RunPlan plan;
+  plan.workload_elf = "w.elf";
+  plan.ring_bytes = 1000;
+  plan.model_seed = 5;
+  plan.iss.interrupt_at = {10, 20};
+  plan.window_edges = {{3, true}, {9, false}};
+  plan.sink = *ParseBackpressure("bursty:2-3:4-5");
+  plan.sink.seed = 0xffffffffffffffffull;
+  Result<Capture> c = client_->Run(plan);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_EQ(c->bytes.size(), 1000u);
+  EXPECT_EQ(c->bytes[3], static_cast<uint8_t>(3 * 7 + 5));
+  EXPECT_EQ(c->counters.messages, 3u);
+  EXPECT_TRUE(c->te_empty);
+  EXPECT_EQ(fake_.last_plan_.iss.interrupt_at, plan.iss.interrupt_at);
+  ASSERT_EQ(fake_.last_plan_.window_edges.size(), 2u);
+  EXPECT_EQ(fake_.last_plan_.window_edges[1].before_beat, 9u);
+  EXPECT_FALSE(fake_.last_plan_.window_edges[1].open);
+  EXPECT_EQ(fake_.last_plan_.sink.kind, BackpressureKind::kBursty);
+  EXPECT_EQ(fake_.last_plan_.sink.seed, plan.sink.seed);
+  EXPECT_EQ(fake_.last_plan_.sink.stall_max, 5u);
+}
+
+TEST(BoardServerTest, BadRequestsGetErrorsAndTheServerGoesOn) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  FakeBoard fake;
+  Status served;
+  std::thread server([&] { served = ServeBoard(fake, sv[1], sv[1], {}); });
+  FrameReader reader(sv[0]);
+  const auto ask = [&](const std::string& header) {
+    EXPECT_TRUE(WriteFrame(sv[0], Frame{header, {}}).ok());
+    Result<Frame> f = reader.Read(5000);
+    EXPECT_TRUE(f.ok());
+    return f.ok() ? f->header : std::string();
+  };
+  EXPECT_NE(ask("not json").find("not a JSON object"), std::string::npos);
+  EXPECT_NE(ask(R"({"v":2,"id":1,"op":"identify"})").find("protocol version 2"),
+            std::string::npos);
+  EXPECT_NE(ask(R"({"v":1,"id":2,"op":"frobnicate"})").find("unknown op"), std::string::npos);
+  EXPECT_NE(ask(R"({"v":1,"id":3,"op":"run","plan":{"workload_elf":"w","ring_bytes":"big"}})")
+                .find("plan.ring_bytes: expected an unsigned integer"),
+            std::string::npos);
+  EXPECT_NE(ask(R"({"v":1,"id":4,"op":"run","plan":{"workload_elf":"w","window_edges":[{"open":true}]}})")
+                .find("plan.window_edges[0].before_beat: missing"),
+            std::string::npos);
+  EXPECT_NE(ask(R"({"v":1,"id":5,"op":"TEST_abort"})").find("unknown op"), std::string::npos);
+  EXPECT_NE(ask(R"({"v":1,"id":6,"op":"identify"})").find("\"ok\":true"), std::string::npos);
+  // A malformed frame ends the session with one error response.
+  const char junk[] = "GARBAGE-GARBAGE";
+  ASSERT_EQ(::write(sv[0], junk, sizeof junk - 1), static_cast<ssize_t>(sizeof junk - 1));
+  Result<Frame> f = reader.Read(5000);
+  ASSERT_TRUE(f.ok());
+  EXPECT_NE(f->header.find("bad frame magic"), std::string::npos) << f->header;
+  server.join();
+  EXPECT_EQ(served.code(), Status::Code::kCorruption);
+  ::close(sv[0]);
+  ::close(sv[1]);
+}
+
+}  // namespace
+}  // namespace ctte::lab

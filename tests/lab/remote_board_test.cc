@@ -1,0 +1,102 @@
+// RemoteBoard supervising a real `ctte-board --stdio --test-ops` child: a board that aborts,
+// is killed or hangs is reported with a distinct failure kind, the parent carries on, and a
+// respawned board works.
+#include "lab/remote_board.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+namespace ctte::lab {
+namespace {
+
+RemoteBoardOptions ChildOptions() {
+  RemoteBoardOptions o;
+  o.board_path = CTTE_BINARY_DIR "/bin/ctte-board";
+  o.args = {"--stdio", "--test-ops"};
+  o.request_timeout_ms = 10'000;
+  return o;
+}
+
+TEST(RemoteBoardTest, SpawnedBoardAnswersAndShutsDown) {
+  Result<std::unique_ptr<RemoteBoard>> b = RemoteBoard::Spawn(ChildOptions());
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  Result<BoardIdentity> id = (*b)->Identify();
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_EQ(id->kind, "remote:sim");
+  EXPECT_EQ(*(*b)->ReadClock(ClockDomain::kFabric), 100'000'000u);
+  EXPECT_EQ(*(*b)->SetClock(ClockDomain::kFabric, 160'000'000), 150'000'000u);
+  EXPECT_EQ(*(*b)->ReadClock(ClockDomain::kFabric), 150'000'000u);
+  Result<uint32_t> r = (*b)->ReadReg(0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no image deployed"), std::string::npos);
+  EXPECT_TRUE((*b)->Shutdown().ok());
+  EXPECT_FALSE((*b)->alive());
+}
+
+TEST(RemoteBoardTest, AbortingBoardIsReportedAndParentRespawns) {
+  Result<std::unique_ptr<RemoteBoard>> b = RemoteBoard::Spawn(ChildOptions());
+  ASSERT_TRUE(b.ok());
+  RemoteBoard& board = **b;
+  const Status s = board.TEST_Request("TEST_abort", 10'000);
+  EXPECT_EQ(ClassifyFailure(s), FailureKind::kBoardDied) << s.ToString();
+  EXPECT_NE(s.message().find("signal 6 (SIGABRT)"), std::string::npos) << s.message();
+  EXPECT_FALSE(board.alive());
+  // Later calls keep saying why, without hanging or crashing.
+  Result<BoardIdentity> id = board.Identify();
+  ASSERT_FALSE(id.ok());
+  EXPECT_EQ(ClassifyFailure(id.status()), FailureKind::kBoardDied);
+  EXPECT_NE(id.status().message().find("Respawn"), std::string::npos);
+  ASSERT_TRUE(board.Respawn().ok());
+  id = board.Identify();
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+}
+
+TEST(RemoteBoardTest, KilledBoardIsReportedWithItsSignal) {
+  Result<std::unique_ptr<RemoteBoard>> b = RemoteBoard::Spawn(ChildOptions());
+  ASSERT_TRUE(b.ok());
+  ASSERT_TRUE((*b)->Identify().ok());
+  ASSERT_EQ(::kill((*b)->pid(), SIGKILL), 0);
+  Result<uint64_t> hz = (*b)->ReadClock(ClockDomain::kSink);
+  ASSERT_FALSE(hz.ok());
+  EXPECT_EQ(ClassifyFailure(hz.status()), FailureKind::kBoardDied);
+  EXPECT_NE(hz.status().message().find("signal 9 (SIGKILL)"), std::string::npos)
+      << hz.status().message();
+}
+
+TEST(RemoteBoardTest, ExitingBoardIsReportedWithItsStatus) {
+  Result<std::unique_ptr<RemoteBoard>> b = RemoteBoard::Spawn(ChildOptions());
+  ASSERT_TRUE(b.ok());
+  const Status s = (*b)->TEST_Request("TEST_exit", 10'000);
+  EXPECT_EQ(ClassifyFailure(s), FailureKind::kBoardDied);
+  EXPECT_NE(s.message().find("exit status 3"), std::string::npos) << s.message();
+}
+
+TEST(RemoteBoardTest, HungBoardTimesOutIsKilledAndCanBeReplaced) {
+  Result<std::unique_ptr<RemoteBoard>> b = RemoteBoard::Spawn(ChildOptions());
+  ASSERT_TRUE(b.ok());
+  const Status s = (*b)->TEST_Request("TEST_hang", 300);
+  EXPECT_EQ(ClassifyFailure(s), FailureKind::kBoardTimeout) << s.ToString();
+  EXPECT_NE(s.message().find("board timeout after 0.3 s"), std::string::npos) << s.message();
+  EXPECT_FALSE((*b)->alive());
+  ASSERT_TRUE((*b)->Respawn().ok());
+  EXPECT_TRUE((*b)->Identify().ok());
+}
+
+TEST(RemoteBoardTest, MissingExecutableIsNotFound) {
+  RemoteBoardOptions o = ChildOptions();
+  o.board_path = "/nonexistent/ctte-board";
+  Result<std::unique_ptr<RemoteBoard>> b = RemoteBoard::Spawn(o);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().code(), Status::Code::kNotFound);
+}
+
+TEST(RemoteBoardTest, RtlAssertionOnStderrIsClassifiedAsSuch) {
+  EXPECT_EQ(ClassifyFailure(RtlAssertionError("ctte_frontend.sv:88: recovery sync I-CNT != 0")),
+            FailureKind::kRtlAssertion);
+  EXPECT_EQ(ClassifyFailure(BoardDiedError("signal 11 (SIGSEGV)")), FailureKind::kBoardDied);
+  EXPECT_EQ(ClassifyFailure(Status::InvalidArgument("x")), FailureKind::kOther);
+  EXPECT_EQ(ClassifyFailure(Status::Ok()), FailureKind::kNone);
+}
+
+}  // namespace
+}  // namespace ctte::lab
