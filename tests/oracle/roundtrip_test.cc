@@ -1,0 +1,111 @@
+// Round trips: ISS beats -> reference encoder -> bytes -> reader + reconstruction must give back
+// the ISS's retired PC sequence exactly, on every workload, in HTM and BTM, with several sync
+// settings and with a tiny I-CNT (ResourceFull RCODE 0).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "oracle/iss.h"
+#include "oracle/program_image.h"
+#include "oracle/reconstruct.h"
+#include "oracle/reference_encoder.h"
+
+namespace ctte::oracle {
+namespace {
+
+struct Config {
+  const char* name;
+  EncoderConfig enc;
+};
+
+std::vector<Config> Configs() {
+  std::vector<Config> v;
+  for (TraceMode mode : {TraceMode::kHtm, TraceMode::kBtm}) {
+    const bool h = mode == TraceMode::kHtm;
+    v.push_back({h ? "htm sync off" : "btm sync off", {mode, 0, 0, 22}});
+    v.push_back({h ? "htm sync messages/16" : "btm sync messages/16", {mode, 1, 0, 22}});
+    v.push_back({h ? "htm sync halfwords/16" : "btm sync halfwords/16", {mode, 3, 0, 22}});
+    v.push_back({h ? "htm sync halfwords/64" : "btm sync halfwords/64", {mode, 3, 2, 22}});
+    v.push_back({h ? "htm icnt 4 bits" : "btm icnt 4 bits", {mode, 0, 0, 4}});
+    v.push_back({h ? "htm icnt 5 bits, sync messages/32" : "btm icnt 5 bits, sync messages/32",
+                 {mode, 1, 1, 5}});
+  }
+  return v;
+}
+
+struct IssRun {
+  std::vector<Retired> beats;
+  std::vector<uint64_t> pcs;  // retired PCs
+};
+
+IssRun RunIss(const ProgramImage& image, IssOptions options) {
+  IssRun r;
+  Iss iss(image, options);
+  Retired b;
+  while (iss.Step(&b)) {
+    r.beats.push_back(b);
+    if (b.retires) r.pcs.push_back(b.pc);
+  }
+  EXPECT_NE(iss.stop_reason(), StopReason::kFatal) << iss.fatal_message();
+  return r;
+}
+
+// Encodes and decodes; returns "" when the round trip is exact, else what differs.
+std::string RoundTrip(const ProgramImage& image, const IssRun& run,
+                      const EncoderConfig& config) {
+  ReferenceEncoder enc(config);
+  enc.Open();
+  for (const Retired& b : run.beats) enc.Beat(b);
+  enc.Close();
+  CollectingSink sink;
+  DecodeStream(enc.bytes(), image, {}, &sink);
+  for (const Marker& m : sink.markers_) {
+    if (m.kind == Marker::Kind::kDecodeError) return "decode error: " + m.reason;
+  }
+  if (sink.pcs_.size() != run.pcs.size()) {
+    return "decoded " + std::to_string(sink.pcs_.size()) + " PCs, ISS retired " +
+           std::to_string(run.pcs.size());
+  }
+  for (size_t i = 0; i < run.pcs.size(); ++i) {
+    if (sink.pcs_[i] != run.pcs[i]) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "PC %zu: decoded 0x%llx, ISS 0x%llx", i,
+                    static_cast<unsigned long long>(sink.pcs_[i]),
+                    static_cast<unsigned long long>(run.pcs[i]));
+      return buf;
+    }
+  }
+  if (sink.markers_.empty() || sink.markers_.front().kind != Marker::Kind::kAnchor ||
+      sink.markers_.back().kind != Marker::Kind::kCorrelation) {
+    return "stream does not start with an anchor and end with a correlation";
+  }
+  return "";
+}
+
+class WorkloadRoundTripTest : public testing::TestWithParam<const char*> {};
+
+TEST_P(WorkloadRoundTripTest, EncodeThenDecodeGivesTheIssPcSequence) {
+  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/" + GetParam() + ".elf";
+  Result<ProgramImage> image = ProgramImage::Load(path);
+  if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
+  for (const uint64_t interrupt_every : {uint64_t{0}, uint64_t{997}}) {
+    IssOptions opt;
+    opt.max_instructions = 2'000'000;
+    opt.interrupt_every = interrupt_every;
+    const IssRun run = RunIss(*image, opt);
+    ASSERT_GT(run.pcs.size(), 1000u);
+    for (const Config& c : Configs()) {
+      EXPECT_EQ(RoundTrip(*image, run, c.enc), "")
+          << GetParam() << ", " << c.name << ", interrupt every " << interrupt_every;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Workloads, WorkloadRoundTripTest,
+                         testing::Values("loop", "calls", "ptrchase", "sort", "switch",
+                                         "traps"));
+
+}  // namespace
+}  // namespace ctte::oracle

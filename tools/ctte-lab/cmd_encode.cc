@@ -1,0 +1,103 @@
+// ctte-lab encode: run an ELF on the ISS and encode its beats with the software reference
+// encoder (docs/encoder-behaviour.md) into an N-Trace byte stream.
+#include <CLI/CLI.hpp>
+
+#include <bit>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "base/files.h"
+#include "oracle/iss.h"
+#include "oracle/program_image.h"
+#include "oracle/reference_encoder.h"
+#include "tools/ctte-lab/command.h"
+
+namespace ctte::cli {
+namespace {
+
+struct EncodeArgs {
+  std::string elf;
+  std::string out;
+  uint64_t max_instructions = 50'000'000;
+  uint64_t interrupt_every = 0;
+  std::string mode = "htm";
+  std::string sync_mode = "off";
+  uint64_t sync_period = 0;
+  unsigned icnt_bits = 22;
+};
+
+int RunEncode(const EncodeArgs& a) {
+  oracle::EncoderConfig cfg;
+  cfg.mode = a.mode == "btm" ? oracle::TraceMode::kBtm : oracle::TraceMode::kHtm;
+  cfg.sync_mode = a.sync_mode == "messages" ? 1 : a.sync_mode == "halfwords" ? 3 : 0;
+  cfg.icnt_bits = static_cast<uint8_t>(a.icnt_bits);
+  if (cfg.sync_mode != 0) {
+    if (a.sync_period < 16 || !std::has_single_bit(a.sync_period) ||
+        a.sync_period > (uint64_t{1} << 19)) {
+      std::fprintf(stderr,
+                   "ctte-lab encode: --sync-period %llu: must be a power of two from 16 to "
+                   "2^19 (2^(trTeInstSyncMax+4))\n",
+                   static_cast<unsigned long long>(a.sync_period));
+      return kExitUsage;
+    }
+    cfg.sync_max = static_cast<uint8_t>(std::countr_zero(a.sync_period) - 4);
+  }
+  Result<oracle::ProgramImage> image = oracle::ProgramImage::Load(a.elf);
+  if (!image.ok()) {
+    std::fprintf(stderr, "ctte-lab encode: %s\n", image.status().ToString().c_str());
+    return kExitUsage;
+  }
+  oracle::IssOptions opt;
+  opt.max_instructions = a.max_instructions;
+  opt.interrupt_every = a.interrupt_every;
+  oracle::Iss iss(*image, opt);
+  oracle::ReferenceEncoder enc(cfg);
+  enc.Open();
+  oracle::Retired beat;
+  while (iss.Step(&beat)) enc.Beat(beat);
+  enc.Close();
+  if (iss.stop_reason() == oracle::StopReason::kFatal) {
+    std::fprintf(stderr, "ctte-lab encode: ISS stopped: %s (trace written up to there)\n",
+                 iss.fatal_message().c_str());
+  }
+  Status st = WriteFileAtomic(a.out, enc.bytes());
+  if (!st.ok()) {
+    std::fprintf(stderr, "ctte-lab encode: %s\n", st.ToString().c_str());
+    return kExitUsage;
+  }
+  const double bpi = iss.retired() == 0 ? 0.0
+                                        : 8.0 * static_cast<double>(enc.bytes().size()) /
+                                              static_cast<double>(iss.retired());
+  std::printf("%s: %llu instructions, %llu beats, %llu messages, %zu bytes, %.3f bits/instruction"
+              " -> %s\n",
+              a.elf.c_str(), static_cast<unsigned long long>(iss.retired()),
+              static_cast<unsigned long long>(iss.beats()),
+              static_cast<unsigned long long>(enc.messages()), enc.bytes().size(), bpi,
+              a.out.c_str());
+  return kExitOk;
+}
+
+const Registrar kEncode(Command{
+    "encode", "Run an ELF on the ISS and encode it with the reference N-Trace encoder", 40,
+    [](CLI::App& sub) -> std::function<int()> {
+      auto a = std::make_shared<EncodeArgs>();
+      sub.add_option("elf", a->elf, "RV64 ELF to run")->required();
+      sub.add_option("--out", a->out, "where to write the N-Trace byte stream")->required();
+      sub.add_option("--max-instructions", a->max_instructions, "stop after this many beats");
+      sub.add_option("--interrupt-every", a->interrupt_every,
+                     "raise a software interrupt every N retired instructions");
+      sub.add_option("--mode", a->mode, "htm or btm")
+          ->check(CLI::IsMember({"htm", "btm"}));
+      sub.add_option("--sync-mode", a->sync_mode, "periodic sync: off, messages or halfwords")
+          ->check(CLI::IsMember({"off", "messages", "halfwords"}));
+      sub.add_option("--sync-period", a->sync_period,
+                     "periodic sync period (power of two >= 16) in messages or half-words");
+      sub.add_option("--icnt-bits", a->icnt_bits, "I-CNT width before ResourceFull (1..22)")
+          ->check(CLI::Range(1, 22));
+      sub.footer("Exit status: 0 written, 2 usage or input error.");
+      return [a] { return RunEncode(*a); };
+    }});
+
+}  // namespace
+}  // namespace ctte::cli
