@@ -1,0 +1,44 @@
+// A seeded random RV64IMAC program generator (in the spirit of riscv-dv, much smaller): it emits
+// machine code directly (oracle/iss_asm.h) and writes a minimal ELF64 itself, so it needs no
+// cross toolchain at run time. Every program terminates: loops are counted, calls form a DAG
+// (a function only calls functions of a deeper level), other branches and indirect jumps go
+// forward, and the dynamic length is bounded by an estimate kept while generating.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "oracle/program_image.h"
+
+namespace ctte::oracle {
+
+struct ProgramGenOptions {
+  uint32_t size = 600;               ///< approximate static instruction count (blocks)
+  uint32_t loop_depth = 2;           ///< maximum loop nesting (0..3)
+  uint32_t call_depth = 4;           ///< levels of the call DAG (0 = only the entry function)
+  uint32_t indirect_per_mille = 60;  ///< share of blocks that are indirect jumps or calls
+  uint32_t trap_per_mille = 20;      ///< share of blocks that trap (ecall, ebreak, illegal)
+  uint32_t compressed_percent = 40;  ///< share of instructions emitted in compressed form
+  uint64_t max_dynamic = 150'000;    ///< bound on the estimated dynamic instruction count
+};
+
+struct GeneratedProgram {
+  uint64_t entry = 0;
+  std::vector<Segment> segments;
+  std::vector<Symbol> symbols;
+  uint64_t estimated_dynamic = 0;
+  ProgramImage ToImage() const {
+    return ProgramImage::TEST_FromSegments(entry, segments, symbols);
+  }
+};
+
+/// Generates one program from `seed` (deterministic: same seed and options, same bytes).
+GeneratedProgram GenerateProgram(uint64_t seed, const ProgramGenOptions& options);
+
+/// Writes an ELF64 RISC-V executable (one PT_LOAD per segment, a symbol table) to `path`.
+Status WriteElf(const std::string& path, uint64_t entry, const std::vector<Segment>& segments,
+                const std::vector<Symbol>& symbols);
+
+}  // namespace ctte::oracle
