@@ -226,5 +226,6 @@ const std::string& Iss::console() const { return impl_->console_; }
 uint64_t Iss::retired() const { return impl_->retired_; }
 uint64_t Iss::beats() const { return impl_->beats_; }
 const std::string& Iss::fatal_message() const { return impl_->fatal_; }
+uint64_t Iss::TEST_Reg(int index) const { return impl_->x_[index & 31]; }
 
 }  // namespace ctte::oracle

@@ -44,6 +44,9 @@ class Iss {
   uint64_t beats() const;           ///< beats yielded so far
   const std::string& fatal_message() const;  ///< e.g. "fetch from unmapped 0x1234"
 
+  // Extra methods (for testing).
+  uint64_t TEST_Reg(int index) const;  ///< integer register x[index]
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
