@@ -155,5 +155,9 @@ TEST(ReferenceEncoderTest, BeatsOutsideTheWindowAreIgnored) {
   EXPECT_EQ(enc.messages(), 2u);
 }
 
+TEST(ReferenceEncoderTest, WindowClosedBeforeItsFirstBeatFormsOnlyTheCorrelation) {
+  EXPECT_EQ(Encode({}, {}), Strings({Message::ProgTraceCorrelation(4, 1, 0, 1)}));
+}
+
 }  // namespace
 }  // namespace ctte::oracle
