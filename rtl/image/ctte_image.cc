@@ -50,6 +50,11 @@ void RecordFailure(const char* what, const char* filename, int linenum, const ch
   m->context->gotFinish(true);
 }
 
+// Verilator's runtime reaches the model's context through a thread-local pointer; every entry
+// point that runs model code points it at this model's context first, and a destroyed context
+// is never left behind in it.
+void Enter(ctte_model* m) { Verilated::threadContextp(m->context.get()); }
+
 ctte_model* Create(uint64_t seed) {
   auto m = std::make_unique<ctte_model>();
   m->context = std::make_unique<VerilatedContext>();
@@ -58,6 +63,7 @@ ctte_model* Create(uint64_t seed) {
   m->context->randSeed(static_cast<int>(seed & 0x7fffffffu));
   m->context->traceEverOn(true);
   m->context->assertOn(true);
+  Enter(m.get());
   m->top = std::make_unique<Vctte_encoder>(m->context.get(), "ctte");
   m->top->rst_n = 0;
   return m.release();
@@ -65,10 +71,14 @@ ctte_model* Create(uint64_t seed) {
 
 void Destroy(ctte_model* m) {
   if (m == nullptr) return;
+  Enter(m);
   if (m->fst) m->fst->close();
+  m->fst.reset();
   g_evaluating = m;
   m->top->final();
+  m->top.reset();
   g_evaluating = nullptr;
+  Verilated::threadContextp(nullptr);
   delete m;
 }
 
@@ -99,7 +109,7 @@ void Eval(ctte_model* m, int fabric_clk, int sink_clk) {
   m->top->clk_fabric = fabric_clk ? 1 : 0;
   m->top->clk_sink = sink_clk ? 1 : 0;
   g_evaluating = m;
-  Verilated::threadContextp(m->context.get());
+  Enter(m);
   m->top->eval();
   g_evaluating = nullptr;
   m->context->time(++m->time);
@@ -113,6 +123,7 @@ int Failed(ctte_model* m) { return m->failed ? 1 : 0; }
 const char* FailureMessage(ctte_model* m) { return m->failed ? m->failure.c_str() : ""; }
 
 int TraceOpen(ctte_model* m, const char* fst_path) {
+  Enter(m);
   if (m->fst) m->fst->close();
   m->fst = std::make_unique<VerilatedFstC>();
   m->top->trace(m->fst.get(), 99);

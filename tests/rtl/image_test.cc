@@ -1,0 +1,100 @@
+// Identity, manifest and register behaviour of the built encoder images.
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "base/files.h"
+#include "base/sha256.h"
+#include "tests/rtl/image_harness.h"
+#include "tests/rtl/rtl_test_util.h"
+
+namespace ctte::rtl_test {
+namespace {
+
+nlohmann::json ReadManifest(const std::string& name) {
+  Result<std::string> text =
+      ReadFileText(std::string(CTTE_BINARY_DIR) + "/images/" + name + ".manifest.json");
+  EXPECT_TRUE(text.ok()) << text.status().ToString();
+  if (!text.ok()) return {};
+  return nlohmann::json::parse(*text);
+}
+
+class ImageTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ImageTest, ManifestHashMatchesTheImageFile) {
+  const nlohmann::json m = ReadManifest(GetParam());
+  Result<std::string> sha = Sha256File(ImagePath(GetParam()));
+  ASSERT_TRUE(sha.ok()) << sha.status().ToString();
+  EXPECT_EQ(m.at("sha256").get<std::string>(), *sha);
+  EXPECT_EQ(m.at("name").get<std::string>(), GetParam());
+  EXPECT_EQ(m.at("xlen").get<int>(), 64);
+  EXPECT_EQ(m.at("rtl_digest").get<std::string>().size(), 64u);
+  EXPECT_NE(m.at("verilator_version").get<std::string>().find("Verilator"), std::string::npos);
+}
+
+TEST_P(ImageTest, IdentityRegistersMatchManifest) {
+  const nlohmann::json m = ReadManifest(GetParam());
+  auto h = LoadImage(GetParam());
+  ASSERT_NE(h, nullptr);
+  EXPECT_STREQ(h->table().name, GetParam());
+  h->Reset();
+  const uint64_t build_id =
+      (uint64_t{h->ReadReg(kBuildIdHi)} << 32) | h->ReadReg(kBuildIdLo);
+  const uint64_t manifest_id = std::stoull(m.at("build_id").get<std::string>(), nullptr, 16);
+  EXPECT_EQ(build_id, manifest_id);
+  EXPECT_NE(build_id, 0u);
+  const uint32_t profile = h->ReadReg(kProfile);
+  EXPECT_EQ(profile & 0xffu, m.at("profile_id").get<uint32_t>());
+  EXPECT_EQ((profile >> 8) & 0xffu, 64u);
+  EXPECT_EQ((profile >> 16) & 0xffu, m.at("log2_qdepth").get<uint32_t>());
+  EXPECT_EQ(profile >> 24, m.at("log2_fifo_depth").get<uint32_t>());
+  EXPECT_EQ(h->ReadReg(kCaps), m.at("caps").get<uint32_t>());
+  EXPECT_EQ(h->ReadReg(kMutant), m.at("mutant").get<uint32_t>());
+  EXPECT_EQ(h->ReadReg(kTrTeImpl), 0xC7010101u);
+  EXPECT_EQ(h->ReadReg(kTrTeInstFeatures), 0u);
+  EXPECT_EQ(h->ReadReg(0x3FC), 0u);
+  EXPECT_FALSE(h->failed()) << h->failure();
+}
+
+INSTANTIATE_TEST_SUITE_P(Profiles, ImageTest, ::testing::Values("ntrace-slim", "ntrace-shallow"));
+
+TEST(ImageRegisterTest, ControlFieldsAreWarlAndResetAsDocumented) {
+  auto h = LoadImage("ntrace-slim");
+  ASSERT_NE(h, nullptr);
+  h->Reset();
+  // Reset: inactive, mode HTM, InhibitSrc 1, Format N-Trace, Empty 1.
+  EXPECT_EQ(h->ReadReg(kTrTeControl), (1u << 24) | (1u << 15) | (6u << 4) | (1u << 3));
+  h->WriteReg(kTrTeControl, 1u | (5u << 4) | (2u << 16) | (7u << 20));
+  uint32_t c = h->ReadReg(kTrTeControl);
+  EXPECT_EQ((c >> 4) & 7u, 6u) << "mode 5 legalizes to HTM";
+  EXPECT_EQ((c >> 16) & 3u, 0u) << "sync mode 2 (cycles) legalizes to 0";
+  EXPECT_EQ((c >> 20) & 15u, 7u);
+  h->WriteReg(kTrTeControl, 1u | (3u << 4) | (3u << 16));
+  c = h->ReadReg(kTrTeControl);
+  EXPECT_EQ((c >> 4) & 7u, 3u);
+  EXPECT_EQ((c >> 16) & 3u, 3u);
+  h->WriteReg(kTrTeControl, 1u);
+  EXPECT_EQ((h->ReadReg(kTrTeControl) >> 4) & 7u, 0u);
+}
+
+TEST(ImageRegisterTest, ModelsAreIndependentAndAssertionsStayQuiet) {
+  auto a = LoadImage("ntrace-slim");
+  auto b = LoadImage("ntrace-slim");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  a->Reset();
+  b->Reset();
+  a->WriteReg(kTrTeControl, ControlWord(true, true, kModeHtm));
+  a->Beat(MakeBeat(0, 0x80000000, 2));
+  a->WriteReg(kTrTeControl, ControlWord(false, false, kModeHtm));
+  ASSERT_TRUE(a->Drain());
+  EXPECT_EQ(a->ReadReg(kMsgCount), 2u);
+  EXPECT_EQ(b->ReadReg(kMsgCount), 0u);
+  EXPECT_TRUE(b->bytes().empty());
+  EXPECT_FALSE(a->failed()) << a->failure();
+  EXPECT_FALSE(b->failed()) << b->failure();
+}
+
+}  // namespace
+}  // namespace ctte::rtl_test

@@ -1,0 +1,68 @@
+// Shared helpers of the rtl tests: beats, expected byte streams from oracle::Message values
+// (packed by the independent oracle::MessageWriter), and parsing RTL bytes back to messages.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "oracle/ntrace_message.h"
+#include "oracle/ntrace_reader.h"
+#include "oracle/ntrace_writer.h"
+#include "tests/rtl/image_harness.h"
+
+namespace ctte::rtl_test {
+
+inline constexpr uint32_t kModeBtm = 3;
+inline constexpr uint32_t kModeHtm = 6;
+
+inline ctte_ingress MakeBeat(uint8_t itype, uint64_t iaddr, uint8_t iretire) {
+  ctte_ingress b{};
+  b.valid = 1;
+  b.itype = itype;
+  b.iaddr = iaddr;
+  b.iretire = iretire;
+  b.ilastsize = iretire == 2 ? 1 : 0;
+  b.priv = 3;
+  return b;
+}
+
+inline std::vector<uint8_t> Pack(const std::vector<oracle::Message>& msgs) {
+  std::vector<uint8_t> out;
+  oracle::MessageWriter writer;
+  for (const oracle::Message& m : msgs) writer.Append(m, &out);
+  return out;
+}
+
+inline std::vector<oracle::Message> Parse(const std::vector<uint8_t>& bytes,
+                                          uint64_t* corruptions) {
+  oracle::MessageReader reader(bytes, nullptr);
+  std::vector<oracle::Message> out;
+  oracle::Message m;
+  while (reader.Next(&m)) out.push_back(m);
+  *corruptions = reader.corruptions();
+  return out;
+}
+
+inline std::string Hex(const std::vector<uint8_t>& bytes) {
+  std::string s;
+  char buf[4];
+  for (uint8_t b : bytes) {
+    std::snprintf(buf, sizeof buf, "%02x ", b);
+    s += buf;
+  }
+  return s;
+}
+
+inline std::unique_ptr<ImageHarness> LoadImage(const std::string& name,
+                                               const ImageHarness::Options& options = {}) {
+  std::string error;
+  std::unique_ptr<ImageHarness> h = ImageHarness::Load(ImagePath(name), options, &error);
+  EXPECT_NE(h, nullptr) << error;
+  return h;
+}
+
+}  // namespace ctte::rtl_test
