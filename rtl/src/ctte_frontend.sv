@@ -292,7 +292,7 @@ module ctte_frontend
   assign enq_rec2 = r[2];
   assign st_lost = lost_q;
   assign st_window_open = open_q;
-  assign st_close_waiting = close_pend_q;
+  assign st_close_waiting = closing;  // a close formed this cycle or waiting for room
 
   always_ff @(posedge clk) begin
     if (!rst_n || !cfg_active) begin

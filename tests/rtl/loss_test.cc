@@ -1,0 +1,129 @@
+// ntrace-shallow under heavy backpressure: every loss is announced (Error, then SYNC=7 with
+// I-CNT 0, or the closing correlation), counters agree with the stream, and every decoded
+// segment is a contiguous run of the ISS's PC sequence.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "oracle/ntrace_message.h"
+#include "oracle/reconstruct.h"
+#include "tests/rtl/rtl_run.h"
+#include "tests/rtl/rtl_test_util.h"
+
+namespace ctte::rtl_test {
+namespace {
+
+using oracle::Field;
+using oracle::Marker;
+using oracle::Message;
+using oracle::Tcode;
+
+// Greedy in-order matching of each anchored segment against the reference PCs.
+std::string CheckSegmentsAreContiguousRuns(const std::vector<uint64_t>& ref,
+                                           const std::vector<uint64_t>& pcs,
+                                           const std::vector<Marker>& markers) {
+  std::vector<size_t> starts;
+  for (const Marker& m : markers) {
+    if (m.kind == Marker::Kind::kAnchor) starts.push_back(m.pc_index);
+  }
+  starts.push_back(pcs.size());
+  size_t cursor = 0;
+  for (size_t s = 0; s + 1 < starts.size(); ++s) {
+    const size_t b = starts[s];
+    const size_t e = starts[s + 1];
+    if (b == e) continue;
+    bool found = false;
+    for (size_t i = cursor; i + (e - b) <= ref.size() && !found; ++i) {
+      if (std::equal(pcs.begin() + static_cast<long>(b), pcs.begin() + static_cast<long>(e),
+                     ref.begin() + static_cast<long>(i))) {
+        cursor = i + (e - b);
+        found = true;
+      }
+    }
+    if (!found) return "segment " + std::to_string(s) + " (PCs " + std::to_string(b) + ".." +
+                       std::to_string(e) + ") is not a run of the reference after " +
+                       std::to_string(cursor);
+  }
+  return "";
+}
+
+struct LossCase {
+  const char* workload;
+  oracle::TraceMode mode;
+};
+
+class LossTest : public ::testing::TestWithParam<LossCase> {};
+
+TEST_P(LossTest, HeavyBackpressureAnnouncesEveryLoss) {
+  const LossCase& lc = GetParam();
+  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/" + lc.workload + ".elf";
+  Result<oracle::ProgramImage> image = oracle::ProgramImage::Load(path);
+  if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
+  oracle::IssOptions iss;
+  iss.max_instructions = 30'000;
+  iss.interrupt_every = 499;
+  const IssRun run = RunIss(*image, iss);
+  ASSERT_EQ(run.error, "");
+
+  RtlRunOptions opt;
+  opt.encoder.mode = lc.mode;
+  opt.max_stall = 1;
+  opt.sink_accept = 0.15;
+  opt.seed = 11;
+  const RtlRunResult r = RunThroughImage("ntrace-shallow", run.beats, opt);
+  ASSERT_TRUE(r.drained);
+  EXPECT_EQ(r.failure, "");
+  ASSERT_GT(r.overflow_episodes, 0u) << "backpressure was not heavy enough to drop";
+  EXPECT_GE(r.records_dropped, r.overflow_episodes);
+  EXPECT_EQ(r.control & (1u << 12), 1u << 12) << "trTeInstStallOrOverflow";
+  EXPECT_EQ(r.byte_count, r.rtl_bytes.size());
+
+  uint64_t corruptions = 0;
+  const std::vector<Message> msgs = Parse(r.rtl_bytes, &corruptions);
+  EXPECT_EQ(corruptions, 0u);
+  EXPECT_EQ(r.msg_count, msgs.size());
+  uint32_t errors = 0;
+  uint32_t recoveries = 0;
+  for (size_t i = 0; i < msgs.size(); ++i) {
+    if (msgs[i].type() != Tcode::kError) continue;
+    ++errors;
+    EXPECT_EQ(msgs[i].get(Field::kEcode), oracle::kEcodeProgramTraceLost);
+    ASSERT_LT(i + 1, msgs.size()) << "Error is the last message";
+    const Message& next = msgs[i + 1];
+    if (next.type() == Tcode::kProgTraceSync) {
+      ++recoveries;
+      EXPECT_EQ(next.get(Field::kSync), 7u);
+      EXPECT_EQ(next.get(Field::kIcnt), 0u);
+    } else {
+      EXPECT_EQ(next.type(), Tcode::kProgTraceCorrelation) << next.ToString();
+      EXPECT_EQ(i + 2, msgs.size()) << "only the window's close may follow an Error";
+    }
+  }
+  EXPECT_EQ(errors, r.overflow_episodes);
+  EXPECT_GT(recoveries, 0u);
+
+  oracle::CollectingSink sink;
+  oracle::DecodeStream(r.rtl_bytes, *image, {}, &sink);
+  uint32_t losses = 0;
+  for (const Marker& m : sink.markers_) {
+    EXPECT_NE(m.kind, Marker::Kind::kDecodeError) << m.reason;
+    if (m.kind == Marker::Kind::kLoss) ++losses;
+  }
+  EXPECT_EQ(losses, errors);
+  EXPECT_GT(sink.pcs_.size(), 0u);
+  EXPECT_LT(sink.pcs_.size(), run.pcs.size());
+  EXPECT_EQ(CheckSegmentsAreContiguousRuns(run.pcs, sink.pcs_, sink.markers_), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Shallow, LossTest,
+                         ::testing::Values(LossCase{"calls", oracle::TraceMode::kHtm},
+                                           LossCase{"switch", oracle::TraceMode::kBtm},
+                                           LossCase{"traps", oracle::TraceMode::kBtm}),
+                         [](const ::testing::TestParamInfo<LossCase>& p) {
+                           return std::string(p.param.workload) +
+                                  (p.param.mode == oracle::TraceMode::kHtm ? "_htm" : "_btm");
+                         });
+
+}  // namespace
+}  // namespace ctte::rtl_test

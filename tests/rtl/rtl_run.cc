@@ -1,0 +1,76 @@
+#include "tests/rtl/rtl_run.h"
+
+#include "base/random.h"
+#include "tests/rtl/rtl_test_util.h"
+
+namespace ctte::rtl_test {
+
+IssRun RunIss(const oracle::ProgramImage& image, const oracle::IssOptions& options) {
+  IssRun r;
+  oracle::Iss iss(image, options);
+  oracle::Retired b;
+  while (iss.Step(&b)) {
+    r.beats.push_back(b);
+    if (b.retires) r.pcs.push_back(b.pc);
+  }
+  if (iss.stop_reason() == oracle::StopReason::kFatal) r.error = iss.fatal_message();
+  return r;
+}
+
+ctte_ingress ToIngress(const oracle::Retired& r) {
+  ctte_ingress b{};
+  b.valid = 1;
+  b.itype = static_cast<uint8_t>(r.itype);
+  b.iaddr = r.pc;
+  b.iretire = r.iretire();
+  b.ilastsize = r.size == 4 ? 1 : 0;
+  b.priv = r.priv;
+  b.cause = r.cause;
+  b.tval = r.tval;
+  return b;
+}
+
+RtlRunResult RunThroughImage(const std::string& name, const std::vector<oracle::Retired>& beats,
+                             const RtlRunOptions& options) {
+  RtlRunResult res;
+  oracle::ReferenceEncoder ref(options.encoder);
+  ref.Open();
+  for (const oracle::Retired& b : beats) ref.Beat(b);
+  ref.Close();
+  res.reference_bytes = ref.bytes();
+
+  ImageHarness::Options ho;
+  ho.fabric_period = 10;
+  ho.sink_period = options.sink_period;
+  ho.seed = options.seed;
+  std::unique_ptr<ImageHarness> h = LoadImage(name, ho);
+  if (h == nullptr) return res;
+  Rng stall_rng(options.seed);
+  Rng sink_rng(options.seed ^ 0x5eed5eed5eedull);
+  const double accept = options.sink_accept;
+  if (accept < 1.0) h->set_sink_ready([&sink_rng, accept] { return sink_rng.Unit() < accept; });
+  h->Reset();
+  const uint32_t mode = static_cast<uint32_t>(options.encoder.mode);
+  h->WriteReg(kTrTeControl, ControlWord(true, true, mode, options.encoder.sync_mode,
+                                        options.encoder.sync_max));
+  for (const oracle::Retired& b : beats) {
+    h->Beat(ToIngress(b));
+    if (options.max_stall > 0) h->Idle(static_cast<int>(stall_rng.Below(options.max_stall + 1)));
+  }
+  h->WriteReg(kTrTeControl, ControlWord(false, false, mode, options.encoder.sync_mode,
+                                        options.encoder.sync_max));
+  h->set_sink_ready(nullptr);  // the sink drains at full speed after the stop
+  res.drained = h->Drain(1 << 22);
+  res.rtl_bytes = h->bytes();
+  res.msg_count = h->ReadReg(kMsgCount);
+  res.byte_count = h->ReadReg(kByteCount);
+  res.overflow_episodes = h->ReadReg(kOverflowEpisodes);
+  res.records_dropped = h->ReadReg(kRecordsDropped);
+  res.halfwords_retired = h->ReadReg(kHalfwordsRetired);
+  res.control = h->ReadReg(kTrTeControl);
+  res.fabric_cycles = h->fabric_cycles();
+  if (h->failed()) res.failure = h->failure();
+  return res;
+}
+
+}  // namespace ctte::rtl_test

@@ -1,0 +1,91 @@
+// Drop-free runs of every workload through ntrace-slim: the RTL's bytes equal the reference
+// encoder's, and decoding them gives exactly the ISS's retired PC sequence.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "oracle/reconstruct.h"
+#include "tests/rtl/rtl_run.h"
+#include "tests/rtl/rtl_test_util.h"
+
+namespace ctte::rtl_test {
+namespace {
+
+using oracle::EncoderConfig;
+using oracle::TraceMode;
+
+struct Case {
+  const char* name;
+  EncoderConfig encoder;
+  uint64_t interrupt_every;
+};
+
+std::vector<Case> Cases() {
+  return {
+      {"htm", {TraceMode::kHtm, 0, 0, 22}, 0},
+      {"btm", {TraceMode::kBtm, 0, 0, 22}, 0},
+      {"htm sync halfwords/64, interrupts", {TraceMode::kHtm, 3, 2, 22}, 997},
+      {"btm sync messages/16, interrupts", {TraceMode::kBtm, 1, 0, 22}, 997},
+  };
+}
+
+// Index of the first difference, or -1.
+long FirstDifference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return static_cast<long>(i);
+  }
+  return a.size() == b.size() ? -1 : static_cast<long>(n);
+}
+
+class WorkloadTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(WorkloadTest, DropFreeRunGivesReferenceBytesAndIssPcs) {
+  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/" + GetParam() + ".elf";
+  Result<oracle::ProgramImage> image = oracle::ProgramImage::Load(path);
+  if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(std::string(GetParam()) + ", " + c.name);
+    oracle::IssOptions iss;
+    iss.max_instructions = 60'000;
+    iss.interrupt_every = c.interrupt_every;
+    const IssRun run = RunIss(*image, iss);
+    ASSERT_EQ(run.error, "");
+    ASSERT_GT(run.pcs.size(), 1000u);
+
+    RtlRunOptions opt;
+    opt.encoder = c.encoder;
+    opt.seed = 7;
+    const RtlRunResult r = RunThroughImage("ntrace-slim", run.beats, opt);
+    ASSERT_TRUE(r.drained);
+    EXPECT_EQ(r.failure, "");
+    ASSERT_EQ(r.overflow_episodes, 0u) << "the run dropped: not a drop-free run";
+    const long diff = FirstDifference(r.rtl_bytes, r.reference_bytes);
+    EXPECT_EQ(diff, -1) << "RTL " << r.rtl_bytes.size() << " bytes, reference "
+                        << r.reference_bytes.size() << " bytes";
+    EXPECT_EQ(r.byte_count, r.rtl_bytes.size());
+    EXPECT_EQ(r.control & 8u, 8u) << "trTeEmpty after the drain";
+
+    uint32_t halfwords = 0;
+    for (const oracle::Retired& b : run.beats) halfwords += b.iretire();
+    EXPECT_EQ(r.halfwords_retired, halfwords);
+
+    oracle::CollectingSink sink;
+    oracle::DecodeStream(r.rtl_bytes, *image, {}, &sink);
+    for (const oracle::Marker& m : sink.markers_) {
+      ASSERT_NE(m.kind, oracle::Marker::Kind::kDecodeError) << m.reason;
+      ASSERT_NE(m.kind, oracle::Marker::Kind::kLoss);
+    }
+    ASSERT_EQ(sink.pcs_.size(), run.pcs.size());
+    EXPECT_TRUE(sink.pcs_ == run.pcs) << "decoded PC sequence differs from the ISS's";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Workloads, WorkloadTest,
+                         ::testing::Values("loop", "calls", "ptrchase", "sort", "switch",
+                                           "traps"));
+
+}  // namespace
+}  // namespace ctte::rtl_test
