@@ -146,6 +146,10 @@ struct Capture {
   std::string core_stop;          ///< "exited", "max_instructions", "fatal: ..."
   int exit_code = 0;              ///< workload exit code when core_stop == "exited"
   uint64_t fabric_hz = 0, sink_hz = 0;  ///< clocks during the run
+  /// Longest run of consecutive sink cycles with ready=1, trTeEmpty=0 and no byte offered
+  /// (the output stalled while the sink was ready; liveness). Valid when ready_stall_measured.
+  uint64_t max_ready_stall_sink_cycles = 0;
+  bool ready_stall_measured = false;
 };
 
 class Board {

@@ -259,7 +259,7 @@ Status FromJson(const Json& j, const std::string& path, RunPlan* out) {
 
 Json ToJson(const Capture& v) {
   const Counters& c = v.counters;
-  return Json{{"bytes_received", v.bytes_received},
+  Json j = Json{{"bytes_received", v.bytes_received},
               {"ring_wrapped", v.ring_wrapped},
               {"counters", {{"messages", c.messages}, {"bytes", c.bytes},
                             {"overflow_episodes", c.overflow_episodes},
@@ -279,6 +279,8 @@ Json ToJson(const Capture& v) {
               {"exit_code", v.exit_code},
               {"fabric_hz", v.fabric_hz},
               {"sink_hz", v.sink_hz}};
+  if (v.ready_stall_measured) j["max_ready_stall_sink_cycles"] = v.max_ready_stall_sink_cycles;
+  return j;
 }
 
 Status FromJson(const Json& j, const std::string& path, Capture* out) {
@@ -312,6 +314,11 @@ Status FromJson(const Json& j, const std::string& path, Capture* out) {
   }
   CTTE_RETURN_IF_ERROR(GetU64(j, path, "fabric_hz", &out->fabric_hz, false));
   CTTE_RETURN_IF_ERROR(GetU64(j, path, "sink_hz", &out->sink_hz, false));
+  if (Field(j, "max_ready_stall_sink_cycles") != nullptr) {
+    CTTE_RETURN_IF_ERROR(GetU64(j, path, "max_ready_stall_sink_cycles",
+                                &out->max_ready_stall_sink_cycles));
+    out->ready_stall_measured = true;
+  }
   return Status::Ok();
 }
 

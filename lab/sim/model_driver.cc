@@ -39,6 +39,7 @@ void ModelDriver::AttachSink(SinkPattern* pattern, CaptureRing* ring) {
   ring_ = ring;
   ready_ = pattern_ ? (pattern_->Next() ? 1 : 0) : 1;
   t_.set_sink_ready(m_, ready_);
+  measure_stall_ = true;
 }
 
 void ModelDriver::SetIdle() {
@@ -66,9 +67,18 @@ Status ModelDriver::Step(bool* fabric_rose, bool* sink_rose) {
     sink_level_ ^= 1;
     *sink_rose = sink_level_ == 1;
     next_sink_ += o_.sink_half_units;
-    if (*sink_rose && ready_ && t_.sink_valid(m_)) {
+    const bool offered = t_.sink_valid(m_) != 0;
+    if (*sink_rose && ready_ && offered) {
       const uint8_t b = t_.sink_data(m_);
       if (ring_ != nullptr) ring_->Push(b);
+    }
+    if (*sink_rose && measure_stall_) {
+      // The output stalls while the sink is ready: nothing offered, yet trTeEmpty=0.
+      if (ready_ && !offered && !(t_.reg_rdata(m_) & reg::kEmpty)) {
+        if (++ready_stall_ > max_ready_stall_) max_ready_stall_ = ready_stall_;
+      } else {
+        ready_stall_ = 0;
+      }
     }
   }
   if (o_.time_evals) {

@@ -57,6 +57,8 @@ class ModelDriver {
   uint64_t sink_cycles() const { return sink_cycles_; }
   uint64_t time_units() const { return now_; }
   uint64_t evals() const { return evals_; }
+  /// Longest run of sink cycles (since AttachSink) with ready=1, trTeEmpty=0 and no byte offered.
+  uint64_t max_ready_stall() const { return max_ready_stall_; }
   double eval_seconds() const { return eval_seconds_; }
 
  private:
@@ -75,6 +77,8 @@ class ModelDriver {
   SinkPattern* pattern_ = nullptr;
   CaptureRing* ring_ = nullptr;
   uint64_t fabric_cycles_ = 0, sink_cycles_ = 0, evals_ = 0;
+  bool measure_stall_ = false;
+  uint64_t ready_stall_ = 0, max_ready_stall_ = 0;
   double eval_seconds_ = 0;
 };
 

@@ -49,6 +49,9 @@ class SimBoard : public Board {
   const RunTimeSplit& last_split() const { return split_; }
   const std::string& slot_dir() const { return slot_dir_; }
 
+  // Extra methods (for testing): destroy the model (closing any waveform), keep the image.
+  void TEST_DropModel() { driver_.reset(); }
+
  private:
   explicit SimBoard(SimBoardOptions options) : options_(std::move(options)) {}
   Status NewModel(uint64_t seed);
