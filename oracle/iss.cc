@@ -1,9 +1,9 @@
 // The reference core model: RV64IMAC + Zicsr, M-mode only.
 //
 // How: a flat RAM array (calloc, so untouched pages cost nothing) at ProgramImage::kRamBase and a
-// decode-on-the-fly interpreter. Every instruction is expanded once into a per-half-word cache
-// over the executable segments (invalidated by stores into them) and executed by one 32-bit
-// switch (oracle/iss_execute.cc). Each Step() yields one beat: a retired instruction, or a
+// decode-on-the-fly interpreter. A compressed instruction is expanded through a 64 Ki-entry table
+// (every 16-bit value, built once per process; so self-modifying code needs no invalidation) and
+// executed by the same 32-bit switch (oracle/iss_execute.cc). Each Step() yields one beat: a retired instruction, or a
 // non-retiring trap beat (exception: pc = the faulting instruction; interrupt: pc = the
 // instruction that did not run yet). Memory behaviour follows QEMU 7.2's virt machine
 // (docs/reference-model.md): ordinary misaligned loads/stores complete, LR/AMO misaligned trap,
@@ -22,24 +22,32 @@ namespace ctte::oracle {
 
 using namespace iss_internal;  // NOLINT(google-build-using-namespace): our private header
 
+namespace {
+
+// Every 16-bit value's 32-bit expansion, built once (thread-safe static initialisation).
+const uint32_t* ExpansionTable() {
+  static const std::vector<uint32_t> table = [] {
+    std::vector<uint32_t> t(1 << 16);
+    for (uint32_t c = 0; c < t.size(); ++c) {
+      t[c] = (c & 3) == 3 ? 0 : ExpandCompressed(static_cast<uint16_t>(c));
+    }
+    return t;
+  }();
+  return table.data();
+}
+
+}  // namespace
+
 Iss::Impl::Impl(const ProgramImage& image, IssOptions opts) : opts_(std::move(opts)) {
   ram_.reset(static_cast<uint8_t*>(std::calloc(kRamSize, 1)));
   CTTE_CHECK(ram_ != nullptr, "cannot allocate ISS RAM");
-  code_lo_ = kNever;
+  expand_ = ExpansionTable();
   for (const Segment& s : image.segments()) {
     // ProgramImage::Load guarantees RAM containment; TEST_FromSegments callers must too.
     CTTE_CHECK(s.vaddr >= kRamBase && s.vaddr - kRamBase + s.memsz <= kRamSize,
                "segment outside ISS RAM");
     std::memcpy(ram_.get() + (s.vaddr - kRamBase), s.bytes.data(), s.bytes.size());
-    if (s.executable) {
-      code_lo_ = std::min(code_lo_, s.vaddr);
-      code_hi_ = std::max(code_hi_, s.vaddr + s.memsz);
-    }
   }
-  if (code_lo_ == kNever) code_lo_ = code_hi_ = 0;
-  constexpr uint64_t kMaxCachedCode = 16ULL << 20;
-  if (code_hi_ - code_lo_ > kMaxCachedCode) code_hi_ = code_lo_ + kMaxCachedCode;
-  decoded_.assign((code_hi_ - code_lo_) / 2 + 1, 0);
   pc_ = image.entry();
   console_.reserve(4096);
   irq_at_ = opts_.interrupt_at;
@@ -53,15 +61,6 @@ void Iss::Impl::AdvanceSchedule() {
   while (irq_pos_ < irq_at_.size() && irq_at_[irq_pos_] <= retired_) ++irq_pos_;
   if (every_ != 0 && next_every_ <= retired_) next_every_ = (retired_ / every_ + 1) * every_;
   next_irq_ = std::min(irq_pos_ < irq_at_.size() ? irq_at_[irq_pos_] : kNever, next_every_);
-}
-
-void Iss::Impl::InvalidateCode(uint64_t addr, uint64_t n) {
-  // A 4-byte instruction starting 2 bytes before addr also covers it.
-  const uint64_t first = std::max(addr < 2 ? 0 : addr - 2, code_lo_);
-  const uint64_t end = std::min(addr + n, code_hi_);
-  for (uint64_t a = first & ~1ULL; a < end; a += 2) {
-    if (a >= code_lo_) decoded_[(a - code_lo_) >> 1] = 0;
-  }
 }
 
 void Iss::Impl::EnterTrap(uint64_t cause, uint64_t tval, uint64_t epc) {
@@ -78,36 +77,19 @@ void Iss::Impl::EnterTrap(uint64_t cause, uint64_t tval, uint64_t epc) {
 
 bool Iss::Impl::Fetch(uint64_t pc, uint32_t* raw, uint32_t* w, uint8_t* size) {
   const uint64_t off = pc - kRamBase;
-  if (pc >= code_lo_ && pc < code_hi_) {
-    const uint32_t slot = decoded_[(pc - code_lo_) >> 1];
-    if (slot != 0) {
-      uint16_t lo;
-      std::memcpy(&lo, ram_.get() + off, 2);
-      *w = slot;
-      if ((lo & 3) != 3) {
-        *raw = lo;
-        *size = 2;
-      } else {
-        *raw = slot;
-        *size = 4;
-      }
-      return true;
-    }
-  }
-  if (pc < kRamBase || off > kRamSize - 2) return false;
+  if (off > kRamSize - 2) return false;
   uint16_t lo;
   std::memcpy(&lo, ram_.get() + off, 2);
   if ((lo & 3) != 3) {
     *raw = lo;
     *size = 2;
-    *w = ExpandCompressed(lo);
-  } else {
-    if (off > kRamSize - 4) return false;
-    std::memcpy(raw, ram_.get() + off, 4);
-    *size = 4;
-    *w = *raw;
+    *w = expand_[lo];
+    return true;
   }
-  if (*w != 0 && pc >= code_lo_ && pc < code_hi_) decoded_[(pc - code_lo_) >> 1] = *w;
+  if (off > kRamSize - 4) return false;
+  std::memcpy(raw, ram_.get() + off, 4);
+  *size = 4;
+  *w = *raw;
   return true;
 }
 

@@ -58,7 +58,6 @@ struct Iss::Impl {
   template <typename T> bool Store(uint64_t addr, T value);
   bool MmioLoad(uint64_t addr, uint64_t* value);
   bool MmioStore(uint64_t addr, uint64_t value);
-  void InvalidateCode(uint64_t addr, uint64_t n);
   void EnterTrap(uint64_t cause, uint64_t tval, uint64_t epc);
   void AdvanceSchedule();
   bool Fetch(uint64_t pc, uint32_t* raw, uint32_t* w, uint8_t* size);
@@ -70,9 +69,7 @@ struct Iss::Impl {
   bool res_valid_ = false;
   uint64_t res_addr_ = 0;
 
-  // Decoded cache over the executable range: expanded instruction per half-word (0 = unknown).
-  uint64_t code_lo_ = 0, code_hi_ = 0;
-  std::vector<uint32_t> decoded_;
+  const uint32_t* expand_ = nullptr;  ///< 64 Ki-entry table: compressed -> 32-bit (0 = illegal)
 
   // Per-instruction outputs of Execute.
   uint64_t next_pc_ = 0;
@@ -115,7 +112,6 @@ inline bool Iss::Impl::Store(uint64_t addr, T value) {
   const uint64_t off = addr - iss_internal::kRamBase;
   if (off <= iss_internal::kRamSize - sizeof(T)) {
     std::memcpy(ram_.get() + off, &value, sizeof(T));
-    if (addr < code_hi_ && addr + sizeof(T) + 2 > code_lo_) InvalidateCode(addr, sizeof(T));
     return true;
   }
   if (!MmioStore(addr, static_cast<uint64_t>(value))) {

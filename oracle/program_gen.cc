@@ -444,7 +444,10 @@ GeneratedProgram Generator::Run() {
   const uint32_t per_func = std::max<uint32_t>(8, o_.size / static_cast<uint32_t>(funcs_.size()));
   for (size_t idx : order) {
     Function& f = funcs_[idx];
-    const uint32_t blocks = f.thunk ? static_cast<uint32_t>(rng_.Between(2, 8)) : per_func;
+    // The entry function gets a larger share: it is the only one that surely runs.
+    const uint32_t blocks = f.thunk ? static_cast<uint32_t>(rng_.Between(2, 8))
+                            : f.level == 0 ? std::max(per_func, o_.size / 3)
+                                           : per_func;
     f.cost = EmitFunctionBody(f, blocks);
   }
   GeneratedProgram p;
