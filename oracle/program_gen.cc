@@ -164,7 +164,13 @@ void Generator::EmitTrap() {
   switch (rng_.Below(5)) {
     case 0: case 1: as_.Ecall(); return;
     case 2: as_.Ebreak(); return;
-    case 3: as_.CEbreak(); return;
+    case 3:
+      if (Compressed()) {
+        as_.CEbreak();
+      } else {
+        as_.Ebreak();
+      }
+      return;
     default: as_.Emit32(0x0000000b); return;  // custom-0: illegal here and on QEMU
   }
 }

@@ -1,0 +1,124 @@
+// The random program generator: determinism, termination on the ISS, knobs, ELF round trip.
+#include "oracle/program_gen.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <filesystem>
+
+#include "oracle/iss.h"
+
+namespace ctte::oracle {
+namespace {
+
+struct Outcome {
+  StopReason stop = StopReason::kRunning;
+  int exit_code = -1;
+  uint64_t retired = 0;
+  std::array<uint64_t, 16> itypes{};
+  uint64_t compressed = 0;
+};
+
+Outcome RunOnIss(const GeneratedProgram& p, IssOptions opts = {}) {
+  opts.max_instructions = 5'000'000;
+  Iss iss(p.ToImage(), opts);
+  Outcome o;
+  Retired r;
+  while (iss.Step(&r)) {
+    ++o.itypes[static_cast<size_t>(r.itype)];
+    if (r.retires && r.size == 2) ++o.compressed;
+  }
+  o.stop = iss.stop_reason();
+  o.exit_code = iss.exit_code();
+  o.retired = iss.retired();
+  return o;
+}
+
+TEST(ProgramGenTest, SameSeedGivesSameBytesAndOtherSeedsDiffer) {
+  const ProgramGenOptions opts;
+  const GeneratedProgram a = GenerateProgram(42, opts), b = GenerateProgram(42, opts);
+  const GeneratedProgram c = GenerateProgram(43, opts);
+  EXPECT_EQ(a.segments[0].bytes, b.segments[0].bytes);
+  EXPECT_EQ(a.segments[1].bytes, b.segments[1].bytes);
+  EXPECT_NE(a.segments[0].bytes, c.segments[0].bytes);
+}
+
+TEST(ProgramGenTest, HundredSeedsTerminateWithinTheirEstimate) {
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    ProgramGenOptions opts;
+    opts.loop_depth = static_cast<uint32_t>(seed % 4);
+    opts.call_depth = static_cast<uint32_t>(seed % 7);
+    opts.max_dynamic = 40'000;
+    const GeneratedProgram p = GenerateProgram(seed, opts);
+    const Outcome o = RunOnIss(p);
+    ASSERT_EQ(o.stop, StopReason::kExited) << "seed " << seed;
+    EXPECT_EQ(o.exit_code, 0) << "seed " << seed;
+    EXPECT_LE(o.retired, p.estimated_dynamic) << "seed " << seed;
+    EXPECT_LE(p.estimated_dynamic, opts.max_dynamic + 200) << "seed " << seed;
+  }
+}
+
+TEST(ProgramGenTest, DefaultKnobsCoverEveryRetiringItypeAndExceptions) {
+  std::array<uint64_t, 16> seen{};
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    const Outcome o = RunOnIss(GenerateProgram(seed, {}));
+    for (size_t i = 0; i < seen.size(); ++i) seen[i] += o.itypes[i];
+  }
+  for (int t : {0, 1, 3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15}) {
+    EXPECT_GT(seen[static_cast<size_t>(t)], 0u) << "itype " << t;
+  }
+}
+
+TEST(ProgramGenTest, KnobsTakeEffect) {
+  ProgramGenOptions none;
+  none.compressed_percent = 0;
+  none.trap_per_mille = 0;
+  none.indirect_per_mille = 0;
+  const Outcome plain = RunOnIss(GenerateProgram(5, none));
+  EXPECT_EQ(plain.compressed, 0u);
+  EXPECT_EQ(plain.itypes[static_cast<size_t>(IType::kException)], 0u);
+  EXPECT_EQ(plain.itypes[static_cast<size_t>(IType::kIndirectJump)], 0u);
+  EXPECT_EQ(plain.itypes[static_cast<size_t>(IType::kIndirectCall)], 0u);
+
+  ProgramGenOptions heavy;
+  heavy.compressed_percent = 100;
+  heavy.trap_per_mille = 100;
+  heavy.indirect_per_mille = 200;
+  const Outcome busy = RunOnIss(GenerateProgram(5, heavy));
+  EXPECT_GT(busy.compressed, busy.retired / 4);
+  EXPECT_GT(busy.itypes[static_cast<size_t>(IType::kException)], 10u);
+  EXPECT_GT(busy.itypes[static_cast<size_t>(IType::kIndirectJump)], 10u);
+}
+
+TEST(ProgramGenTest, InterruptsAreServedByTheGeneratedHandler) {
+  IssOptions opts;
+  opts.interrupt_every = 500;
+  const Outcome o = RunOnIss(GenerateProgram(9, {}), opts);
+  EXPECT_EQ(o.stop, StopReason::kExited);
+  EXPECT_GT(o.itypes[static_cast<size_t>(IType::kInterrupt)], 10u);
+}
+
+TEST(ProgramGenTest, WrittenElfLoadsBackWithSymbols) {
+  const GeneratedProgram p = GenerateProgram(11, {});
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "ctte_program_gen_test.elf").string();
+  ASSERT_TRUE(WriteElf(path, p.entry, p.segments, p.symbols).ok());
+  Result<ProgramImage> image = ProgramImage::Load(path);
+  ASSERT_TRUE(image.ok()) << image.status().ToString();
+  EXPECT_EQ(image->entry(), p.entry);
+  ASSERT_EQ(image->segments().size(), p.segments.size());
+  for (size_t i = 0; i < p.segments.size(); ++i) {
+    EXPECT_EQ(image->segments()[i].bytes, p.segments[i].bytes);
+    EXPECT_EQ(image->segments()[i].executable, p.segments[i].executable);
+  }
+  uint64_t f0 = 0;
+  for (const Symbol& s : image->symbols()) {
+    if (s.name == "f0") f0 = s.addr;
+  }
+  ASSERT_NE(f0, 0u);
+  EXPECT_EQ(image->Symbolize(f0 + 8), "f0+0x8");
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace ctte::oracle
