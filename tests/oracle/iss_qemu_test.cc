@@ -53,14 +53,17 @@ std::string QemuPcs(const std::string& elf, const std::string& log, std::vector<
   return "";
 }
 
-// "" when equal, else the first difference with both sides named.
-std::string Compare(const std::string& elf, uint64_t max_instructions) {
+// "" when the ISS's run of `elf` equals QEMU's run of `qemu_elf` (normally the same file), else
+// the first difference with both sides named.
+std::string Compare(const std::string& elf, uint64_t max_instructions,
+                    const std::string& qemu_elf = "") {
   Result<ProgramImage> image = ProgramImage::Load(elf);
   if (!image.ok()) return image.status().ToString();
   std::vector<uint64_t> qemu;
+  const std::string qelf = qemu_elf.empty() ? elf : qemu_elf;
   const std::string log = (fs::temp_directory_path() /
-                           ("ctte_qemu_" + fs::path(elf).filename().string() + ".log")).string();
-  if (std::string err = QemuPcs(elf, log, &qemu); !err.empty()) return err;
+                           ("ctte_qemu_" + fs::path(qelf).filename().string() + ".log")).string();
+  if (std::string err = QemuPcs(qelf, log, &qemu); !err.empty()) return err;
   IssOptions opts;
   opts.max_instructions = max_instructions;
   Iss iss(*image, opts);
@@ -148,6 +151,23 @@ TEST_F(IssQemuTest, SixtyGeneratedProgramsMatchQemuPcForPc) {
     elfs.push_back(elf);
   }
   for (const std::string& f : CompareAll(elfs)) ADD_FAILURE() << f;
+  fs::remove_all(dir);
+}
+
+TEST_F(IssQemuTest, ADifferentProgramIsReportedAtTheFirstDifference) {
+  // The comparison must be able to fail: two generated programs share _start's first
+  // instructions and then differ; the report names the index and both PCs.
+  const fs::path dir = fs::temp_directory_path() / "ctte_gen_qemu_bad";
+  fs::create_directories(dir);
+  std::string elfs[2];
+  for (uint64_t seed : {1, 2}) {
+    const GeneratedProgram p = GenerateProgram(seed, {});
+    elfs[seed - 1] = (dir / ("gen_" + std::to_string(seed) + ".elf")).string();
+    ASSERT_TRUE(WriteElf(elfs[seed - 1], p.entry, p.segments, p.symbols).ok());
+  }
+  const std::string err = Compare(elfs[0], 5'000'000, elfs[1]);
+  EXPECT_NE(err.find("index "), std::string::npos) << err;
+  EXPECT_NE(err.find("QEMU 0x"), std::string::npos) << err;
   fs::remove_all(dir);
 }
 
