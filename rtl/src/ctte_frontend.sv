@@ -88,6 +88,7 @@ module ctte_frontend
     logic [1:0]          nrec;    // recovery prefix length (0 or 2)
     logic [5:0]          period_shift;
     logic [32:0]         period;
+    logic                htm;     // the window's mode: latched at open, current in that cycle
 
     icnt_d = icnt_q;
     hist_d = hist_q;
@@ -130,6 +131,7 @@ module ctte_frontend
     hist_sh = '0;
     period_shift = {2'b0, cfg_sync_max} + 6'd4;
     period = 33'd1 << period_shift;
+    htm = open_q ? htm_q : (cfg_mode == 3'd6);
 
     if (closing) begin
       // Section 5: the close's records wait for room; no beat is traced meanwhile.
@@ -187,7 +189,7 @@ module ctte_frontend
           end else begin
             due = (cfg_sync_mode != 2'd0) && ({1'b0, syncctr_w} >= period);
             if (due) begin
-              if (htm_q) begin
+              if (htm) begin
                 r[nrec] = mk_indirect_branch_hist_sync(4'd2, pend_w ? pbtype_w : 2'd0, icnt_w,
                                                        {1'b0, in_iaddr[63:1]}, hist_w);
               end else begin
@@ -201,7 +203,7 @@ module ctte_frontend
               ref_w = in_iaddr;
               synced = 1'b1;
             end else if (pend_w) begin
-              if (htm_q) begin
+              if (htm) begin
                 r[nrec] = mk_indirect_branch_hist(pbtype_w, icnt_w,
                                                   {1'b0, ref_w[63:1] ^ in_iaddr[63:1]}, hist_w);
               end else begin
@@ -231,7 +233,7 @@ module ctte_frontend
             end
             icnt_w = icnt_w + {{(IcntBits - 8){1'b0}}, in_iretire};
             if (in_itype == 4'd4 || in_itype == 4'd5) begin
-              if (htm_q) begin
+              if (htm) begin
                 hist_sh = {hist_w[HistBits-2:0], in_itype == 4'd5};
                 if (hist_sh[HistBits-1]) begin
                   r[nrec + nbeat] = mk_resource_full(4'd1, hist64(hist_sh));

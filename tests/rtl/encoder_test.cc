@@ -88,6 +88,21 @@ TEST_F(EncoderTest, BtmDirectBranchesAndReturn) {
                Message::ProgTraceCorrelation(4, 0, 2, 0)});
 }
 
+TEST_F(EncoderTest, FirstBeatOfABtmWindowUsesBtmEvenAfterAnHtmWindow) {
+  // The mode is taken when the window opens; a beat in that very cycle must already use it.
+  Start(kModeHtm);
+  Beat(0, 0x80000000);
+  h_->WriteReg(kTrTeControl, ControlWord(true, false, kModeHtm));
+  mode_ = kModeBtm;
+  h_->WriteReg(kTrTeControl, ControlWord(true, true, kModeBtm));
+  Beat(5, 0x80000100);  // first beat: SYNC=5, then a taken branch: DirectBranch(2)
+  Stop();
+  ExpectBytes({Message::ProgTraceSync(5, 0, 0x40000000),
+               Message::ProgTraceCorrelation(4, 1, 2, 1),
+               Message::ProgTraceSync(5, 0, 0x80000100ull >> 1), Message::DirectBranch(2),
+               Message::ProgTraceCorrelation(4, 0, 0, 0)});
+}
+
 TEST_F(EncoderTest, PeriodicSyncByHalfwordsReplacesTheOwedMessage) {
   Start(kModeHtm, /*sync_mode=*/3, /*sync_max=*/0);  // period 16 half-words
   uint64_t a = 0x80000000;

@@ -57,6 +57,28 @@ inline std::string Hex(const std::vector<uint8_t>& bytes) {
   return s;
 }
 
+/// "" when equal; else the first differing message of the two streams, both sides named.
+inline std::string FirstMessageDifference(const std::vector<uint8_t>& rtl,
+                                          const std::vector<uint8_t>& reference) {
+  if (rtl == reference) return "";
+  uint64_t c1 = 0;
+  uint64_t c2 = 0;
+  const std::vector<oracle::Message> a = Parse(rtl, &c1);
+  const std::vector<oracle::Message> b = Parse(reference, &c2);
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i].ToString() != b[i].ToString()) {
+      return "message " + std::to_string(i) + ": RTL " + a[i].ToString() + ", reference " +
+             b[i].ToString() + (i > 0 ? " (after " + b[i - 1].ToString() + ")" : "");
+    }
+  }
+  return "RTL " + std::to_string(a.size()) + " messages (" + std::to_string(rtl.size()) +
+         " bytes), reference " + std::to_string(b.size()) + " messages (" +
+         std::to_string(reference.size()) + " bytes)" +
+         (n < a.size() ? ", RTL extra: " + a[n].ToString() : "") +
+         (n < b.size() ? ", reference extra: " + b[n].ToString() : "");
+}
+
 inline std::unique_ptr<ImageHarness> LoadImage(const std::string& name,
                                                const ImageHarness::Options& options = {}) {
   std::string error;
