@@ -8,6 +8,7 @@
 
 #include "oracle/ntrace_message.h"
 #include "oracle/reconstruct.h"
+#include "tests/rtl/image_harness.h"
 #include "tests/rtl/rtl_run.h"
 #include "tests/rtl/rtl_test_util.h"
 
@@ -114,6 +115,35 @@ TEST_P(LossTest, HeavyBackpressureAnnouncesEveryLoss) {
   EXPECT_GT(sink.pcs_.size(), 0u);
   EXPECT_LT(sink.pcs_.size(), run.pcs.size());
   EXPECT_EQ(CheckSegmentsAreContiguousRuns(run.pcs, sink.pcs_, sink.markers_), "");
+}
+
+TEST(ShallowLossTest, StopDuringLossSendsErrorThenTheClosingCorrelation) {
+  std::unique_ptr<ImageHarness> h = LoadImage("ntrace-shallow");
+  ASSERT_NE(h, nullptr);
+  h->set_sink_ready([] { return false; });  // the sink takes nothing
+  h->Reset();
+  h->WriteReg(kTrTeControl, ControlWord(true, true, kModeBtm));
+  for (int i = 0; i < 40; ++i) h->Beat(MakeBeat(5, 0x80000000 + 4 * i, 2));
+  EXPECT_EQ(h->ReadReg(kStatus) & 2u, 2u) << "Lost";
+  EXPECT_EQ(h->ReadReg(kOverflowEpisodes), 1u);
+  EXPECT_GT(h->ReadReg(kRecordsDropped), 0u);
+  h->WriteReg(kTrTeControl, ControlWord(false, false, kModeBtm));
+  h->Idle(20);
+  EXPECT_EQ(h->ReadReg(kStatus) & 8u, 8u) << "close waiting for queue room";
+  EXPECT_EQ(h->ReadReg(kTrTeControl) & 8u, 0u) << "not empty while a close waits";
+  h->set_sink_ready(nullptr);
+  ASSERT_TRUE(h->Drain());
+  uint64_t corruptions = 0;
+  const std::vector<Message> msgs = Parse(h->bytes(), &corruptions);
+  EXPECT_EQ(corruptions, 0u);
+  ASSERT_GE(msgs.size(), 3u);
+  EXPECT_EQ(msgs[0].type(), Tcode::kProgTraceSync);
+  EXPECT_EQ(msgs[msgs.size() - 2].type(), Tcode::kError);
+  EXPECT_EQ(msgs.back().ToString(), Message::ProgTraceCorrelation(4, 0, 0, 0).ToString());
+  for (size_t i = 1; i + 2 < msgs.size(); ++i) EXPECT_EQ(msgs[i].type(), Tcode::kDirectBranch);
+  EXPECT_EQ(h->ReadReg(kMsgCount), msgs.size());
+  EXPECT_EQ(h->ReadReg(kStatus) & 2u, 0u) << "the close ends the loss episode";
+  EXPECT_FALSE(h->failed()) << h->failure();
 }
 
 INSTANTIATE_TEST_SUITE_P(Shallow, LossTest,
