@@ -5,6 +5,13 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
 
 namespace ctte::lab {
 namespace {
@@ -88,6 +95,35 @@ TEST(RemoteBoardTest, MissingExecutableIsNotFound) {
   Result<std::unique_ptr<RemoteBoard>> b = RemoteBoard::Spawn(o);
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.status().code(), Status::Code::kNotFound);
+}
+
+TEST(RemoteBoardTest, UnixSocketServerServesAClientAndShutsDown) {
+  const std::string path = "/tmp/ctte-lab-test-" + std::to_string(::getpid()) + ".sock";
+  std::string exe = CTTE_BINARY_DIR "/bin/ctte-board", flag = "--unix", p = path;
+  char* argv[] = {exe.data(), flag.data(), p.data(), nullptr};
+  pid_t pid = -1;
+  ASSERT_EQ(::posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv, environ), 0);
+  int fd = -1;
+  for (int i = 0; i < 200 && fd < 0; ++i) {  // wait for the socket to appear
+    fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      ::close(fd);
+      fd = -1;
+      ::usleep(10'000);
+    }
+  }
+  ASSERT_GE(fd, 0) << "ctte-board --unix never listened on " << path;
+  std::unique_ptr<RemoteBoard> b = RemoteBoard::Connect(fd, RemoteBoardOptions{});
+  Result<BoardIdentity> id = b->Identify();
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_EQ(id->kind, "remote:sim");
+  EXPECT_TRUE(b->Shutdown().ok());
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 TEST(RemoteBoardTest, RtlAssertionOnStderrIsClassifiedAsSuch) {
