@@ -60,7 +60,8 @@ ctte_model* Create(uint64_t seed) {
   m->context = std::make_unique<VerilatedContext>();
   m->context->fatalOnError(false);
   m->context->randReset(2);
-  m->context->randSeed(static_cast<int>(seed & 0x7fffffffu));
+  // Verilator treats seed 0 as "pick one at random": map every seed to 1..2^31-1.
+  m->context->randSeed(static_cast<int>(seed % 0x7ffffffeu) + 1);
   m->context->traceEverOn(true);
   m->context->assertOn(true);
   Enter(m.get());

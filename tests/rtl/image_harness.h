@@ -55,6 +55,7 @@ class ImageHarness {
   ImageHarness& operator=(const ImageHarness&) = delete;
 
   const ctte_image_table& table() const { return *table_; }
+  ctte_model* model() const { return model_; }
 
   /// Holds reset for `cycles` fabric cycles, then releases it.
   void Reset(int cycles = 4);

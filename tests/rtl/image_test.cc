@@ -1,5 +1,7 @@
 // Identity, manifest and register behaviour of the built encoder images.
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -94,6 +96,24 @@ TEST(ImageRegisterTest, ModelsAreIndependentAndAssertionsStayQuiet) {
   EXPECT_TRUE(b->bytes().empty());
   EXPECT_FALSE(a->failed()) << a->failure();
   EXPECT_FALSE(b->failed()) << b->failure();
+}
+
+TEST(ImageRegisterTest, FstWaveformIsWrittenOnRequest) {
+  auto h = LoadImage("ntrace-slim");
+  ASSERT_NE(h, nullptr);
+  const std::string path = ::testing::TempDir() + "/ctte_rtl_waves.fst";
+  std::remove(path.c_str());
+  ASSERT_EQ(h->table().trace_open(h->model(), path.c_str()), 0);
+  h->Reset();
+  h->WriteReg(kTrTeControl, ControlWord(true, true, kModeHtm));
+  h->Beat(MakeBeat(0, 0x80000000, 2));
+  h->Idle(20);
+  h->table().trace_close(h->model());
+  Result<std::vector<uint8_t>> bytes = ReadFileBytes(path);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  EXPECT_GT(bytes->size(), 100u);
+  EXPECT_NE(h->table().trace_open(h->model(), "/nonexistent-dir/x.fst"), 0);
+  std::remove(path.c_str());
 }
 
 }  // namespace
