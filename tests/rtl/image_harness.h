@@ -42,8 +42,8 @@ uint32_t ControlWord(bool enable, bool tracing, uint32_t mode, uint32_t sync_mod
 class ImageHarness {
  public:
   struct Options {
-    uint32_t fabric_period = 10;
-    uint32_t sink_period = 10;
+    uint32_t fabric_period = 10;  ///< even (time units)
+    uint32_t sink_period = 10;    ///< even (time units)
     uint64_t seed = 1;
   };
 

@@ -27,7 +27,7 @@ struct RtlRunOptions {
   oracle::EncoderConfig encoder;
   uint32_t max_stall = 6;        ///< idle fabric cycles after each beat: uniform 0..max_stall
   double sink_accept = 1.0;      ///< probability that sink_ready is 1 at a sink edge
-  uint32_t sink_period = 10;     ///< fabric period is 10
+  uint32_t sink_period = 10;     ///< even; the fabric period is 10
   uint64_t seed = 1;
 };
 

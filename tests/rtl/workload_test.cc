@@ -20,14 +20,16 @@ struct Case {
   const char* name;
   EncoderConfig encoder;
   uint64_t interrupt_every;
+  uint32_t sink_period;  // fabric period is 10
 };
 
 std::vector<Case> Cases() {
   return {
-      {"htm", {TraceMode::kHtm, 0, 0, 22}, 0},
-      {"btm", {TraceMode::kBtm, 0, 0, 22}, 0},
-      {"htm sync halfwords/64, interrupts", {TraceMode::kHtm, 3, 2, 22}, 997},
-      {"btm sync messages/16, interrupts", {TraceMode::kBtm, 1, 0, 22}, 997},
+      {"htm", {TraceMode::kHtm, 0, 0, 22}, 0, 10},
+      {"btm", {TraceMode::kBtm, 0, 0, 22}, 0, 10},
+      {"htm sync halfwords/64, interrupts, sink clock 10/6", {TraceMode::kHtm, 3, 2, 22}, 997, 6},
+      {"btm sync messages/16, interrupts, sink clock 10/14", {TraceMode::kBtm, 1, 0, 22}, 997,
+       14},
   };
 }
 
@@ -49,6 +51,7 @@ TEST_P(WorkloadTest, DropFreeRunGivesReferenceBytesAndIssPcs) {
     RtlRunOptions opt;
     opt.encoder = c.encoder;
     opt.seed = 7;
+    opt.sink_period = c.sink_period;
     const RtlRunResult r = RunThroughImage("ntrace-slim", run.beats, opt);
     ASSERT_TRUE(r.drained);
     EXPECT_EQ(r.failure, "");
