@@ -27,7 +27,8 @@ std::vector<Case> Cases() {
   return {
       {"htm", {TraceMode::kHtm, 0, 0, 22}, 0, 10},
       {"btm", {TraceMode::kBtm, 0, 0, 22}, 0, 10},
-      {"htm sync halfwords/64, interrupts, sink clock 10/6", {TraceMode::kHtm, 3, 2, 22}, 997, 6},
+      {"htm sync halfwords/64, interrupts, sink clock 10/6", {TraceMode::kHtm, 3, 2, 22}, 997,
+       6},
       {"btm sync messages/16, interrupts, sink clock 10/14", {TraceMode::kBtm, 1, 0, 22}, 997,
        14},
   };
