@@ -49,7 +49,8 @@ module ctte_msgq
 
   always_ff @(posedge clk) begin
     if (rst_n) begin
-      assert ({1'b0, count_q} + (LogDepth + 2)'(enq_n) <= (LogDepth + 2)'(Depth) + (LogDepth + 2)'(deq))
+      assert ({1'b0, count_q} + (LogDepth + 2)'(enq_n) <=
+              (LogDepth + 2)'(Depth) + (LogDepth + 2)'(deq))
         else $error("message queue overrun");
       assert (!(deq && empty)) else $error("message queue underrun");
     end

@@ -113,7 +113,8 @@ module ctte_packer
       assert (eoms_q + {31'd0, busy_q} == loaded_q)
         else $error("end-of-message count %0d does not match %0d messages", eoms_q, loaded_q);
       if (emit) begin
-        assert ((mseo == 2'b11) == msg_end) else $error("MSEO 11 on a byte that does not end the message");
+        assert ((mseo == 2'b11) == msg_end)
+          else $error("MSEO 11 on a byte that does not end the message");
         assert (k_q < 4'd13) else $error("variable field longer than 13 MDOs");
       end
     end

@@ -59,6 +59,15 @@ TEST_P(ImageTest, IdentityRegistersMatchManifest) {
   EXPECT_FALSE(h->failed()) << h->failure();
 }
 
+TEST(ImageManifestTest, ImagesOfOneBuildHaveDistinctBuildIdsAndOneRtlDigest) {
+  const nlohmann::json slim = ReadManifest("ntrace-slim");
+  const nlohmann::json shallow = ReadManifest("ntrace-shallow");
+  EXPECT_NE(slim.at("build_id"), shallow.at("build_id"));
+  EXPECT_NE(slim.at("sha256"), shallow.at("sha256"));
+  EXPECT_EQ(slim.at("rtl_digest"), shallow.at("rtl_digest"));
+  EXPECT_GT(slim.at("fmax_mhz").get<double>(), shallow.at("fmax_mhz").get<double>());
+}
+
 INSTANTIATE_TEST_SUITE_P(Profiles, ImageTest, ::testing::Values("ntrace-slim", "ntrace-shallow"));
 
 TEST(ImageRegisterTest, ControlFieldsAreWarlAndResetAsDocumented) {
