@@ -81,15 +81,24 @@ Result<Frame> DecodeFrame(std::span<const uint8_t> data, uint64_t base_offset,
   return f;
 }
 
-Status WriteFrame(int fd, const Frame& frame) {
+Status WriteFrame(int fd, const Frame& frame, int timeout_ms) {
   if (frame.header.size() > kMaxHeaderBytes || frame.payload.size() > kMaxPayloadBytes) {
     return Status::InvalidArgument("frame too large to send");
   }
   const std::vector<uint8_t> bytes = EncodeFrame(frame);
+  const int64_t deadline = timeout_ms < 0 ? -1 : MonotonicMs() + timeout_ms;
   size_t done = 0;
   while (done < bytes.size()) {
-    ssize_t n = ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+    ssize_t n = ::send(fd, bytes.data() + done, bytes.size() - done,
+                       MSG_NOSIGNAL | (deadline >= 0 ? MSG_DONTWAIT : 0));
     if (n < 0 && errno == ENOTSOCK) n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && deadline >= 0) {
+      const int64_t left = deadline - MonotonicMs();
+      if (left <= 0) return Status::Timeout("board stream not accepting data");
+      pollfd pfd{fd, POLLOUT, 0};
+      (void)::poll(&pfd, 1, static_cast<int>(left));
+      continue;
+    }
     if (n < 0) {
       if (errno == EINTR) continue;
       return Status::IOError(std::string("write to board stream: ") + std::strerror(errno));

@@ -35,8 +35,10 @@ std::vector<uint8_t> EncodeFrame(const Frame& frame);
 /// (relative to `base_offset`) when the prefix is malformed.
 Result<Frame> DecodeFrame(std::span<const uint8_t> data, uint64_t base_offset, size_t* consumed);
 
-/// Writes all bytes of a frame; IOError naming errno on failure (never raises SIGPIPE on sockets).
-Status WriteFrame(int fd, const Frame& frame);
+/// Writes all bytes of a frame; IOError naming errno on failure (never raises SIGPIPE on
+/// sockets). On a socket, timeout_ms >= 0 bounds the wait for the peer to take the bytes
+/// (Timeout), so a hung reader cannot block the writer forever.
+Status WriteFrame(int fd, const Frame& frame, int timeout_ms = -1);
 
 class FrameReader {
  public:

@@ -183,19 +183,23 @@ Result<RemoteBoard::Reply> RemoteBoard::Call(const std::string& op, Json fields,
   fields["v"] = kProtocolVersion;
   fields["id"] = id;
   fields["op"] = op;
-  Status ws = WriteFrame(fd_, Frame{fields.dump(), std::move(payload)});
+  const int64_t deadline = MonotonicMs() + timeout_ms;
+  const auto timed_out = [&] {
+    Reap(/*kill_first=*/true);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%g s (op %s); board killed",
+                  static_cast<double>(timeout_ms) / 1000.0, op.c_str());
+    death_ = std::string("timeout after ") + buf;
+    return BoardTimeoutError(buf);
+  };
+  Status ws = WriteFrame(fd_, Frame{fields.dump(), std::move(payload)}, timeout_ms);
+  if (ws.code() == Status::Code::kTimeout) return timed_out();
   if (!ws.ok()) return Dead(Reap(/*kill_first=*/false));
-  Result<Frame> resp = reader_->Read(timeout_ms);
+  const int64_t left = deadline - MonotonicMs();
+  Result<Frame> resp = reader_->Read(left > 0 ? static_cast<int>(left) : 1);
   if (!resp.ok()) {
     const Status& rs = resp.status();
-    if (rs.code() == Status::Code::kTimeout) {
-      Reap(/*kill_first=*/true);
-      char buf[96];
-      std::snprintf(buf, sizeof buf, "%g s (op %s); board killed",
-                    static_cast<double>(timeout_ms) / 1000.0, op.c_str());
-      death_ = std::string("timeout after ") + buf;
-      return BoardTimeoutError(buf);
-    }
+    if (rs.code() == Status::Code::kTimeout) return timed_out();
     if (rs.code() == Status::Code::kUnavailable) return Dead(Reap(/*kill_first=*/false));
     // Garbage or a torn frame: the stream cannot be trusted any more.
     const bool eof_inside = rs.message().find("ended inside") != std::string::npos;

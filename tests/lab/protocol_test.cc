@@ -86,6 +86,16 @@ TEST(ProtocolTest, ReaderTimesOut) {
   ::close(sv[1]);
 }
 
+TEST(ProtocolTest, WriterToAPeerThatNeverReadsTimesOut) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  Frame big{"{}", std::vector<uint8_t>(16u << 20, 0xAB)};
+  const Status s = WriteFrame(sv[0], big, 100);
+  EXPECT_EQ(s.code(), Status::Code::kTimeout) << s.ToString();
+  ::close(sv[0]);
+  ::close(sv[1]);
+}
+
 // A RemoteBoard client connected to a server thread that serves a FakeBoard.
 class ServedFakeTest : public ::testing::Test {
  protected:
