@@ -107,6 +107,47 @@ TEST(ImageRegisterTest, ModelsAreIndependentAndAssertionsStayQuiet) {
   EXPECT_FALSE(b->failed()) << b->failure();
 }
 
+// The assert-probe image (rtl/test/ctte_assert_probe.sv) fires an assertion or a $fatal on a
+// magic write to 0x3F0: the image must report it through failed()/failure_message(), print
+// nothing on stdout (a board's protocol stream), and stay destroyable.
+std::unique_ptr<ImageHarness> LoadProbe() {
+  std::string error;
+  auto h = ImageHarness::Load(std::string(CTTE_BINARY_DIR) + "/tests/images/assert-probe.so",
+                              {}, &error);
+  EXPECT_NE(h, nullptr) << error;
+  return h;
+}
+
+TEST(ImageFailureTest, FailedAssertionIsReportedWithFileAndText) {
+  auto h = LoadProbe();
+  ASSERT_NE(h, nullptr);
+  h->Reset();
+  h->WriteReg(0x3F0, 0);
+  EXPECT_FALSE(h->failed()) << h->failure();
+  ::testing::internal::CaptureStdout();
+  h->WriteReg(0x3F0, 0x0BAD0BAD);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out, "");
+  ASSERT_TRUE(h->failed());
+  EXPECT_NE(h->failure().find("ctte_assert_probe.sv"), std::string::npos) << h->failure();
+  EXPECT_NE(h->failure().find("probe assertion fired"), std::string::npos) << h->failure();
+}
+
+TEST(ImageFailureTest, FatalIsReportedAndTheModelCanBeDestroyed) {
+  auto h = LoadProbe();
+  ASSERT_NE(h, nullptr);
+  h->Reset();
+  ::testing::internal::CaptureStdout();
+  h->WriteReg(0x3F0, 0xFA7A1000);
+  h->Idle(3);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+  ASSERT_TRUE(h->failed());
+  EXPECT_NE(h->failure().find("probe fatal"), std::string::npos) << h->failure();
+  auto other = LoadImage("ntrace-slim");
+  ASSERT_NE(other, nullptr);
+  EXPECT_FALSE(other->failed()) << "a failure belongs to its model only";
+}
+
 TEST(ImageRegisterTest, FstWaveformIsWrittenOnRequest) {
   auto h = LoadImage("ntrace-slim");
   ASSERT_NE(h, nullptr);
