@@ -28,7 +28,8 @@ void RunImage(benchmark::State& state, const ProgramImage& image, IssOptions opt
   }
   state.counters["insn/s"] =
       benchmark::Counter(static_cast<double>(retired), benchmark::Counter::kIsRate);
-  state.counters["insn/iter"] = static_cast<double>(retired) / static_cast<double>(state.iterations());
+  state.counters["insn/iter"] =
+      static_cast<double>(retired) / static_cast<double>(state.iterations());
 }
 
 void BM_Workload(benchmark::State& state, const std::string& name, uint64_t interrupt_every) {
@@ -54,8 +55,7 @@ BENCHMARK_CAPTURE(BM_Workload, loop, std::string("loop"), 0)->Unit(benchmark::kM
 BENCHMARK_CAPTURE(BM_Workload, loop_irq1000, std::string("loop"), 1000)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Workload, calls, std::string("calls"), 0)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Workload, ptrchase, std::string("ptrchase"), 0)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Workload, ptrchase, std::string("ptrchase"), 0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Workload, sort, std::string("sort"), 0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Workload, switch, std::string("switch"), 0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Workload, traps, std::string("traps"), 0)->Unit(benchmark::kMillisecond);

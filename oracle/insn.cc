@@ -32,8 +32,8 @@ constexpr uint32_t EncS(uint32_t op, uint32_t f3, uint32_t rs1, uint32_t rs2, in
 }
 constexpr uint32_t EncB(uint32_t f3, uint32_t rs1, uint32_t rs2, int32_t imm) {
   const uint32_t u = static_cast<uint32_t>(imm);
-  return 0x63 | ((u >> 11) & 1) << 7 | ((u >> 1) & 0xf) << 8 | f3 << 12 | rs1 << 15 |
-         rs2 << 20 | ((u >> 5) & 0x3f) << 25 | ((u >> 12) & 1) << 31;
+  return 0x63 | ((u >> 11) & 1) << 7 | ((u >> 1) & 0xf) << 8 | f3 << 12 | rs1 << 15 | rs2 << 20 |
+         ((u >> 5) & 0x3f) << 25 | ((u >> 12) & 1) << 31;
 }
 constexpr uint32_t EncJ(uint32_t rd, int32_t imm) {
   const uint32_t u = static_cast<uint32_t>(imm);
@@ -63,9 +63,18 @@ bool ValidAmo(uint32_t raw) {
   const uint32_t f3 = Bits(raw, 14, 12), f5 = Bits(raw, 31, 27);
   if (f3 != 2 && f3 != 3) return false;
   switch (f5) {
-    case 0x02: return Bits(raw, 24, 20) == 0;  // lr: rs2 must be 0
-    case 0x03: case 0x01: case 0x00: case 0x04: case 0x0c: case 0x08:
-    case 0x10: case 0x14: case 0x18: case 0x1c:
+    case 0x02:
+      return Bits(raw, 24, 20) == 0;  // lr: rs2 must be 0
+    case 0x03:
+    case 0x01:
+    case 0x00:
+    case 0x04:
+    case 0x0c:
+    case 0x08:
+    case 0x10:
+    case 0x14:
+    case 0x18:
+    case 0x1c:
       return true;
     default:
       return false;
@@ -76,34 +85,40 @@ bool ValidAmo(uint32_t raw) {
 bool ValidOther(uint32_t raw) {
   const uint32_t op = raw & 0x7f, f3 = Bits(raw, 14, 12), f7 = Bits(raw, 31, 25);
   switch (op) {
-    case 0x37: case 0x17: return true;                       // lui, auipc
-    case 0x03: return f3 != 7;                               // loads
-    case 0x23: return f3 <= 3;                               // stores
-    case 0x13:                                               // op-imm
+    case 0x37:
+    case 0x17:
+      return true;  // lui, auipc
+    case 0x03:
+      return f3 != 7;  // loads
+    case 0x23:
+      return f3 <= 3;  // stores
+    case 0x13:         // op-imm
       if (f3 == 1) return Bits(raw, 31, 26) == 0;
       if (f3 == 5) return Bits(raw, 31, 26) == 0 || Bits(raw, 31, 26) == 0x10;
       return true;
-    case 0x1b:                                               // op-imm-32
+    case 0x1b:  // op-imm-32
       if (f3 == 0) return true;
       if (f3 == 1) return f7 == 0;
       if (f3 == 5) return f7 == 0 || f7 == 0x20;
       return false;
-    case 0x33:                                               // op
+    case 0x33:  // op
       if (f7 == 0 || f7 == 1) return true;
       return f7 == 0x20 && (f3 == 0 || f3 == 5);
-    case 0x3b:                                               // op-32
+    case 0x3b:  // op-32
       if (f7 == 0) return f3 == 0 || f3 == 1 || f3 == 5;
       if (f7 == 0x20) return f3 == 0 || f3 == 5;
       if (f7 == 1) return f3 == 0 || f3 >= 4;
       return false;
-    case 0x0f: return f3 == 0 || f3 == 1;                    // fence, fence.i
-    case 0x2f: return ValidAmo(raw);
+    case 0x0f:
+      return f3 == 0 || f3 == 1;  // fence, fence.i
+    case 0x2f:
+      return ValidAmo(raw);
     case 0x73:
       if (f3 == 0) {
         return raw == 0x00000073 || raw == 0x00100073 || raw == 0x30200073 ||
                raw == 0x10500073;  // ecall, ebreak, mret, wfi
       }
-      return f3 != 4;                                        // csr*
+      return f3 != 4;  // csr*
     default:
       return false;
   }
@@ -120,8 +135,8 @@ uint32_t ExpandCompressed(uint16_t c) {
     case 0:
       switch (f3) {
         case 0: {  // c.addi4spn
-          const uint32_t imm = Bits(x, 12, 11) << 4 | Bits(x, 10, 7) << 6 | Bits(x, 6, 6) << 2 |
-                               Bits(x, 5, 5) << 3;
+          const uint32_t imm =
+              Bits(x, 12, 11) << 4 | Bits(x, 10, 7) << 6 | Bits(x, 6, 6) << 2 | Bits(x, 5, 5) << 3;
           if (imm == 0) return 0;
           return EncI(0x13, rdp, 0, 2, static_cast<int32_t>(imm));
         }
@@ -148,27 +163,31 @@ uint32_t ExpandCompressed(uint16_t c) {
       const int32_t imm6 =
           static_cast<int32_t>(SignExtend(Bits(x, 12, 12) << 5 | Bits(x, 6, 2), 6));
       switch (f3) {
-        case 0: return EncI(0x13, rd, 0, rd, imm6);                 // c.addi / c.nop
-        case 1: return rd == 0 ? 0 : EncI(0x1b, rd, 0, rd, imm6);   // c.addiw
-        case 2: return EncI(0x13, rd, 0, 0, imm6);                  // c.li
+        case 0:
+          return EncI(0x13, rd, 0, rd, imm6);  // c.addi / c.nop
+        case 1:
+          return rd == 0 ? 0 : EncI(0x1b, rd, 0, rd, imm6);  // c.addiw
+        case 2:
+          return EncI(0x13, rd, 0, 0, imm6);  // c.li
         case 3:
           if (rd == 2) {  // c.addi16sp
-            const int32_t imm = static_cast<int32_t>(SignExtend(
-                Bits(x, 12, 12) << 9 | Bits(x, 6, 6) << 4 | Bits(x, 5, 5) << 6 |
-                    Bits(x, 4, 3) << 7 | Bits(x, 2, 2) << 5, 10));
+            const int32_t imm = static_cast<int32_t>(
+                SignExtend(Bits(x, 12, 12) << 9 | Bits(x, 6, 6) << 4 | Bits(x, 5, 5) << 6 |
+                               Bits(x, 4, 3) << 7 | Bits(x, 2, 2) << 5,
+                           10));
             if (imm == 0) return 0;
             return EncI(0x13, 2, 0, 2, imm);
           }
           if (imm6 == 0) return 0;
-          return EncU(0x37, rd, imm6);                              // c.lui
+          return EncU(0x37, rd, imm6);  // c.lui
         case 4: {
           const uint32_t f2 = Bits(x, 11, 10);
           const uint32_t shamt = Bits(x, 12, 12) << 5 | Bits(x, 6, 2);
           if (f2 == 0) return EncI(0x13, rs1p, 5, rs1p, static_cast<int32_t>(shamt));  // c.srli
           if (f2 == 1) {
-            return EncI(0x13, rs1p, 5, rs1p, static_cast<int32_t>(shamt | 0x400));     // c.srai
+            return EncI(0x13, rs1p, 5, rs1p, static_cast<int32_t>(shamt | 0x400));  // c.srai
           }
-          if (f2 == 2) return EncI(0x13, rs1p, 7, rs1p, imm6);                          // c.andi
+          if (f2 == 2) return EncI(0x13, rs1p, 7, rs1p, imm6);  // c.andi
           const uint32_t f = Bits(x, 6, 5), r2 = 8 + Bits(x, 4, 2);
           if (Bits(x, 12, 12) == 0) {
             static constexpr uint32_t kF3[4] = {0, 4, 6, 7};
@@ -179,25 +198,28 @@ uint32_t ExpandCompressed(uint16_t c) {
           return 0;
         }
         case 5: {  // c.j
-          const int32_t imm = static_cast<int32_t>(SignExtend(
-              Bits(x, 12, 12) << 11 | Bits(x, 11, 11) << 4 | Bits(x, 10, 9) << 8 |
-                  Bits(x, 8, 8) << 10 | Bits(x, 7, 7) << 6 | Bits(x, 6, 6) << 7 |
-                  Bits(x, 5, 3) << 1 | Bits(x, 2, 2) << 5, 12));
+          const int32_t imm = static_cast<int32_t>(
+              SignExtend(Bits(x, 12, 12) << 11 | Bits(x, 11, 11) << 4 | Bits(x, 10, 9) << 8 |
+                             Bits(x, 8, 8) << 10 | Bits(x, 7, 7) << 6 | Bits(x, 6, 6) << 7 |
+                             Bits(x, 5, 3) << 1 | Bits(x, 2, 2) << 5,
+                         12));
           return EncJ(0, imm);
         }
         default: {  // c.beqz, c.bnez
-          const int32_t imm = static_cast<int32_t>(SignExtend(
-              Bits(x, 12, 12) << 8 | Bits(x, 11, 10) << 3 | Bits(x, 6, 5) << 6 |
-                  Bits(x, 4, 3) << 1 | Bits(x, 2, 2) << 5, 9));
+          const int32_t imm = static_cast<int32_t>(
+              SignExtend(Bits(x, 12, 12) << 8 | Bits(x, 11, 10) << 3 | Bits(x, 6, 5) << 6 |
+                             Bits(x, 4, 3) << 1 | Bits(x, 2, 2) << 5,
+                         9));
           return EncB(f3 == 6 ? 0 : 1, rs1p, 0, imm);
         }
       }
     }
     case 2:
       switch (f3) {
-        case 0: return EncI(0x13, rd, 1, rd, static_cast<int32_t>(Bits(x, 12, 12) << 5 |
-                                                                   Bits(x, 6, 2)));  // c.slli
-        case 2: {  // c.lwsp
+        case 0:
+          return EncI(0x13, rd, 1, rd,
+                      static_cast<int32_t>(Bits(x, 12, 12) << 5 | Bits(x, 6, 2)));  // c.slli
+        case 2: {                                                                   // c.lwsp
           if (rd == 0) return 0;
           const uint32_t imm = Bits(x, 12, 12) << 5 | Bits(x, 6, 4) << 2 | Bits(x, 3, 2) << 6;
           return EncI(0x03, rd, 2, 2, static_cast<int32_t>(imm));
@@ -213,11 +235,11 @@ uint32_t ExpandCompressed(uint16_t c) {
             return EncR(0x33, rd, 0, 0, rs2, 0);                         // c.mv
           }
           if (rs2 == 0) {
-            if (rd == 0) return 0x00100073;                              // c.ebreak
-            return EncI(0x67, 1, 0, rd, 0);                              // c.jalr
+            if (rd == 0) return 0x00100073;  // c.ebreak
+            return EncI(0x67, 1, 0, rd, 0);  // c.jalr
           }
-          return EncR(0x33, rd, 0, rd, rs2, 0);                          // c.add
-        case 6: {  // c.swsp
+          return EncR(0x33, rd, 0, rd, rs2, 0);  // c.add
+        case 6: {                                // c.swsp
           const uint32_t imm = Bits(x, 12, 9) << 2 | Bits(x, 8, 7) << 6;
           return EncS(0x23, 2, 2, rs2, static_cast<int32_t>(imm));
         }
@@ -252,7 +274,8 @@ InsnInfo DecodeInsn(uint32_t raw) {
       info.rd = static_cast<uint8_t>(rd);
       info.itype = JalIType(rd);
       info.offset = SignExtend(Bits(w, 31, 31) << 20 | Bits(w, 19, 12) << 12 |
-                                   Bits(w, 20, 20) << 11 | Bits(w, 30, 21) << 1, 21);
+                                   Bits(w, 20, 20) << 11 | Bits(w, 30, 21) << 1,
+                               21);
       return info;
     case 0x67:
       if (f3 != 0) break;
@@ -267,8 +290,9 @@ InsnInfo DecodeInsn(uint32_t raw) {
       info.cls = InsnClass::kBranch;
       info.itype = IType::kTakenBranch;
       info.rs1 = static_cast<uint8_t>(rs1);
-      info.offset = SignExtend(Bits(w, 31, 31) << 12 | Bits(w, 7, 7) << 11 |
-                                   Bits(w, 30, 25) << 5 | Bits(w, 11, 8) << 1, 13);
+      info.offset = SignExtend(
+          Bits(w, 31, 31) << 12 | Bits(w, 7, 7) << 11 | Bits(w, 30, 25) << 5 | Bits(w, 11, 8) << 1,
+          13);
       return info;
     default:
       if (!ValidOther(w)) break;

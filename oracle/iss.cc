@@ -3,11 +3,11 @@
 // How: a flat RAM array (calloc, so untouched pages cost nothing) at ProgramImage::kRamBase and a
 // decode-on-the-fly interpreter. A compressed instruction is expanded through a 64 Ki-entry table
 // (every 16-bit value, built once per process; so self-modifying code needs no invalidation) and
-// executed by the same 32-bit switch (oracle/iss_execute.cc). Each Step() yields one beat: a retired instruction, or a
-// non-retiring trap beat (exception: pc = the faulting instruction; interrupt: pc = the
-// instruction that did not run yet). Memory behaviour follows QEMU 7.2's virt machine
-// (docs/reference-model.md): ordinary misaligned loads/stores complete, LR/AMO misaligned trap,
-// SC with no matching reservation fails without touching memory.
+// executed by the same 32-bit switch (oracle/iss_execute.cc). Each Step() yields one beat: a
+// retired instruction, or a non-retiring trap beat (exception: pc = the faulting instruction;
+// interrupt: pc = the instruction that did not run yet). Memory behaviour follows QEMU 7.2's virt
+// machine (docs/reference-model.md): ordinary misaligned loads/stores complete, LR/AMO misaligned
+// trap, SC with no matching reservation fails without touching memory.
 #include "oracle/iss.h"
 
 #include <algorithm>

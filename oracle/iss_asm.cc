@@ -20,15 +20,14 @@ uint32_t JImm(int64_t off) {
 }
 uint16_t CjImm(int64_t off) {
   const uint32_t u = static_cast<uint32_t>(off);
-  return static_cast<uint16_t>(((u >> 11) & 1) << 12 | ((u >> 4) & 1) << 11 |
-                               ((u >> 8) & 3) << 9 | ((u >> 10) & 1) << 8 |
-                               ((u >> 6) & 1) << 7 | ((u >> 7) & 1) << 6 |
+  return static_cast<uint16_t>(((u >> 11) & 1) << 12 | ((u >> 4) & 1) << 11 | ((u >> 8) & 3) << 9 |
+                               ((u >> 10) & 1) << 8 | ((u >> 6) & 1) << 7 | ((u >> 7) & 1) << 6 |
                                ((u >> 1) & 7) << 3 | ((u >> 5) & 1) << 2);
 }
 uint16_t CbImm(int64_t off) {
   const uint32_t u = static_cast<uint32_t>(off);
-  return static_cast<uint16_t>(((u >> 8) & 1) << 12 | ((u >> 3) & 3) << 10 |
-                               ((u >> 6) & 3) << 5 | ((u >> 1) & 3) << 3 | ((u >> 5) & 1) << 2);
+  return static_cast<uint16_t>(((u >> 8) & 1) << 12 | ((u >> 3) & 3) << 10 | ((u >> 6) & 3) << 5 |
+                               ((u >> 1) & 3) << 3 | ((u >> 5) & 1) << 2);
 }
 
 }  // namespace
@@ -68,8 +67,7 @@ uint32_t Assembler::Get32(size_t at) const {
   return w;
 }
 
-void Assembler::R(uint32_t op, uint32_t rd, uint32_t f3, uint32_t rs1, uint32_t rs2,
-                  uint32_t f7) {
+void Assembler::R(uint32_t op, uint32_t rd, uint32_t f3, uint32_t rs1, uint32_t rs2, uint32_t f7) {
   Emit32(op | rd << 7 | f3 << 12 | rs1 << 15 | rs2 << 20 | f7 << 25);
 }
 

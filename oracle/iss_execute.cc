@@ -71,11 +71,13 @@ bool Iss::Impl::Execute(uint32_t w, uint64_t pc, uint8_t size) {
       x_[rd] = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(w & 0xfffff000)));
       return true;
     case 0x17:  // auipc
-      x_[rd] = pc + static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(w & 0xfffff000)));
+      x_[rd] =
+          pc + static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(w & 0xfffff000)));
       return true;
     case 0x6f: {  // jal
       const int64_t off = Sext(Bits(w, 31, 31) << 20 | Bits(w, 19, 12) << 12 |
-                                   Bits(w, 20, 20) << 11 | Bits(w, 30, 21) << 1, 21);
+                                   Bits(w, 20, 20) << 11 | Bits(w, 30, 21) << 1,
+                               21);
       x_[rd] = pc + size;
       next_pc_ = pc + static_cast<uint64_t>(off);
       itype_ = rd == 0 ? IType::kDirectJump
@@ -101,17 +103,31 @@ bool Iss::Impl::Execute(uint32_t w, uint64_t pc, uint8_t size) {
     case 0x63: {  // branches
       bool taken;
       switch (f3) {
-        case 0: taken = a == b; break;
-        case 1: taken = a != b; break;
-        case 4: taken = static_cast<int64_t>(a) < static_cast<int64_t>(b); break;
-        case 5: taken = static_cast<int64_t>(a) >= static_cast<int64_t>(b); break;
-        case 6: taken = a < b; break;
-        case 7: taken = a >= b; break;
-        default: return Illegal(w, size);
+        case 0:
+          taken = a == b;
+          break;
+        case 1:
+          taken = a != b;
+          break;
+        case 4:
+          taken = static_cast<int64_t>(a) < static_cast<int64_t>(b);
+          break;
+        case 5:
+          taken = static_cast<int64_t>(a) >= static_cast<int64_t>(b);
+          break;
+        case 6:
+          taken = a < b;
+          break;
+        case 7:
+          taken = a >= b;
+          break;
+        default:
+          return Illegal(w, size);
       }
       if (taken) {
         const int64_t off = Sext(Bits(w, 31, 31) << 12 | Bits(w, 7, 7) << 11 |
-                                     Bits(w, 30, 25) << 5 | Bits(w, 11, 8) << 1, 13);
+                                     Bits(w, 30, 25) << 5 | Bits(w, 11, 8) << 1,
+                                 13);
         next_pc_ = pc + static_cast<uint64_t>(off);
         itype_ = IType::kTakenBranch;
       } else {
@@ -122,14 +138,50 @@ bool Iss::Impl::Execute(uint32_t w, uint64_t pc, uint8_t size) {
     case 0x03: {  // loads (misaligned ones complete, as on QEMU)
       const uint64_t addr = a + static_cast<uint64_t>(imm_i);
       switch (f3) {
-        case 0: { int8_t v; if (!Load(addr, &v)) return false; x_[rd] = static_cast<uint64_t>(v); return true; }
-        case 1: { int16_t v; if (!Load(addr, &v)) return false; x_[rd] = static_cast<uint64_t>(v); return true; }
-        case 2: { int32_t v; if (!Load(addr, &v)) return false; x_[rd] = static_cast<uint64_t>(v); return true; }
-        case 3: { uint64_t v; if (!Load(addr, &v)) return false; x_[rd] = v; return true; }
-        case 4: { uint8_t v; if (!Load(addr, &v)) return false; x_[rd] = v; return true; }
-        case 5: { uint16_t v; if (!Load(addr, &v)) return false; x_[rd] = v; return true; }
-        case 6: { uint32_t v; if (!Load(addr, &v)) return false; x_[rd] = v; return true; }
-        default: break;
+        case 0: {
+          int8_t v;
+          if (!Load(addr, &v)) return false;
+          x_[rd] = static_cast<uint64_t>(v);
+          return true;
+        }
+        case 1: {
+          int16_t v;
+          if (!Load(addr, &v)) return false;
+          x_[rd] = static_cast<uint64_t>(v);
+          return true;
+        }
+        case 2: {
+          int32_t v;
+          if (!Load(addr, &v)) return false;
+          x_[rd] = static_cast<uint64_t>(v);
+          return true;
+        }
+        case 3: {
+          uint64_t v;
+          if (!Load(addr, &v)) return false;
+          x_[rd] = v;
+          return true;
+        }
+        case 4: {
+          uint8_t v;
+          if (!Load(addr, &v)) return false;
+          x_[rd] = v;
+          return true;
+        }
+        case 5: {
+          uint16_t v;
+          if (!Load(addr, &v)) return false;
+          x_[rd] = v;
+          return true;
+        }
+        case 6: {
+          uint32_t v;
+          if (!Load(addr, &v)) return false;
+          x_[rd] = v;
+          return true;
+        }
+        default:
+          break;
       }
       break;
     }
@@ -137,11 +189,16 @@ bool Iss::Impl::Execute(uint32_t w, uint64_t pc, uint8_t size) {
       const int64_t off = Sext(Bits(w, 31, 25) << 5 | Bits(w, 11, 7), 12);
       const uint64_t addr = a + static_cast<uint64_t>(off);
       switch (f3) {
-        case 0: return Store(addr, static_cast<uint8_t>(b));
-        case 1: return Store(addr, static_cast<uint16_t>(b));
-        case 2: return Store(addr, static_cast<uint32_t>(b));
-        case 3: return Store(addr, b);
-        default: break;
+        case 0:
+          return Store(addr, static_cast<uint8_t>(b));
+        case 1:
+          return Store(addr, static_cast<uint16_t>(b));
+        case 2:
+          return Store(addr, static_cast<uint32_t>(b));
+        case 3:
+          return Store(addr, b);
+        default:
+          break;
       }
       break;
     }
@@ -149,29 +206,56 @@ bool Iss::Impl::Execute(uint32_t w, uint64_t pc, uint8_t size) {
       const uint64_t imm = static_cast<uint64_t>(imm_i);
       const uint32_t shamt = Bits(w, 25, 20);
       switch (f3) {
-        case 0: x_[rd] = a + imm; return true;
-        case 1: if (Bits(w, 31, 26) != 0) break; x_[rd] = a << shamt; return true;
-        case 2: x_[rd] = static_cast<int64_t>(a) < imm_i; return true;
-        case 3: x_[rd] = a < imm; return true;
-        case 4: x_[rd] = a ^ imm; return true;
+        case 0:
+          x_[rd] = a + imm;
+          return true;
+        case 1:
+          if (Bits(w, 31, 26) != 0) break;
+          x_[rd] = a << shamt;
+          return true;
+        case 2:
+          x_[rd] = static_cast<int64_t>(a) < imm_i;
+          return true;
+        case 3:
+          x_[rd] = a < imm;
+          return true;
+        case 4:
+          x_[rd] = a ^ imm;
+          return true;
         case 5:
-          if (Bits(w, 31, 26) == 0) { x_[rd] = a >> shamt; return true; }
+          if (Bits(w, 31, 26) == 0) {
+            x_[rd] = a >> shamt;
+            return true;
+          }
           if (Bits(w, 31, 26) == 0x10) {
             x_[rd] = static_cast<uint64_t>(static_cast<int64_t>(a) >> shamt);
             return true;
           }
           break;
-        case 6: x_[rd] = a | imm; return true;
-        default: x_[rd] = a & imm; return true;
+        case 6:
+          x_[rd] = a | imm;
+          return true;
+        default:
+          x_[rd] = a & imm;
+          return true;
       }
       break;
     }
     case 0x1b: {  // op-imm-32
       const uint32_t shamt = Bits(w, 24, 20);
       const uint32_t a32 = static_cast<uint32_t>(a);
-      if (f3 == 0) { x_[rd] = Sx32(a + static_cast<uint64_t>(imm_i)); return true; }
-      if (f3 == 1 && f7 == 0) { x_[rd] = Sx32(a32 << shamt); return true; }
-      if (f3 == 5 && f7 == 0) { x_[rd] = Sx32(a32 >> shamt); return true; }
+      if (f3 == 0) {
+        x_[rd] = Sx32(a + static_cast<uint64_t>(imm_i));
+        return true;
+      }
+      if (f3 == 1 && f7 == 0) {
+        x_[rd] = Sx32(a32 << shamt);
+        return true;
+      }
+      if (f3 == 5 && f7 == 0) {
+        x_[rd] = Sx32(a32 >> shamt);
+        return true;
+      }
       if (f3 == 5 && f7 == 0x20) {
         x_[rd] = Sx32(static_cast<uint32_t>(static_cast<int32_t>(a32) >> shamt));
         return true;
@@ -182,31 +266,69 @@ bool Iss::Impl::Execute(uint32_t w, uint64_t pc, uint8_t size) {
       const int64_t sa = static_cast<int64_t>(a), sb = static_cast<int64_t>(b);
       if (f7 == 0) {
         switch (f3) {
-          case 0: x_[rd] = a + b; return true;
-          case 1: x_[rd] = a << (b & 63); return true;
-          case 2: x_[rd] = sa < sb; return true;
-          case 3: x_[rd] = a < b; return true;
-          case 4: x_[rd] = a ^ b; return true;
-          case 5: x_[rd] = a >> (b & 63); return true;
-          case 6: x_[rd] = a | b; return true;
-          default: x_[rd] = a & b; return true;
+          case 0:
+            x_[rd] = a + b;
+            return true;
+          case 1:
+            x_[rd] = a << (b & 63);
+            return true;
+          case 2:
+            x_[rd] = sa < sb;
+            return true;
+          case 3:
+            x_[rd] = a < b;
+            return true;
+          case 4:
+            x_[rd] = a ^ b;
+            return true;
+          case 5:
+            x_[rd] = a >> (b & 63);
+            return true;
+          case 6:
+            x_[rd] = a | b;
+            return true;
+          default:
+            x_[rd] = a & b;
+            return true;
         }
       }
       if (f7 == 0x20) {
-        if (f3 == 0) { x_[rd] = a - b; return true; }
-        if (f3 == 5) { x_[rd] = static_cast<uint64_t>(sa >> (b & 63)); return true; }
+        if (f3 == 0) {
+          x_[rd] = a - b;
+          return true;
+        }
+        if (f3 == 5) {
+          x_[rd] = static_cast<uint64_t>(sa >> (b & 63));
+          return true;
+        }
         break;
       }
       if (f7 == 1) {
         switch (f3) {
-          case 0: x_[rd] = a * b; return true;
-          case 1: x_[rd] = MulH(sa, sb); return true;
-          case 2: x_[rd] = MulHSU(sa, b); return true;
-          case 3: x_[rd] = MulHU(a, b); return true;
-          case 4: x_[rd] = Div(sa, sb); return true;
-          case 5: x_[rd] = b == 0 ? ~0ULL : a / b; return true;
-          case 6: x_[rd] = Rem(sa, sb); return true;
-          default: x_[rd] = b == 0 ? a : a % b; return true;
+          case 0:
+            x_[rd] = a * b;
+            return true;
+          case 1:
+            x_[rd] = MulH(sa, sb);
+            return true;
+          case 2:
+            x_[rd] = MulHSU(sa, b);
+            return true;
+          case 3:
+            x_[rd] = MulHU(a, b);
+            return true;
+          case 4:
+            x_[rd] = Div(sa, sb);
+            return true;
+          case 5:
+            x_[rd] = b == 0 ? ~0ULL : a / b;
+            return true;
+          case 6:
+            x_[rd] = Rem(sa, sb);
+            return true;
+          default:
+            x_[rd] = b == 0 ? a : a % b;
+            return true;
         }
       }
       break;
@@ -215,24 +337,50 @@ bool Iss::Impl::Execute(uint32_t w, uint64_t pc, uint8_t size) {
       const uint32_t a32 = static_cast<uint32_t>(a), b32 = static_cast<uint32_t>(b);
       const int32_t sa = static_cast<int32_t>(a32), sb = static_cast<int32_t>(b32);
       if (f7 == 0) {
-        if (f3 == 0) { x_[rd] = Sx32(a32 + b32); return true; }
-        if (f3 == 1) { x_[rd] = Sx32(a32 << (b32 & 31)); return true; }
-        if (f3 == 5) { x_[rd] = Sx32(a32 >> (b32 & 31)); return true; }
+        if (f3 == 0) {
+          x_[rd] = Sx32(a32 + b32);
+          return true;
+        }
+        if (f3 == 1) {
+          x_[rd] = Sx32(a32 << (b32 & 31));
+          return true;
+        }
+        if (f3 == 5) {
+          x_[rd] = Sx32(a32 >> (b32 & 31));
+          return true;
+        }
         break;
       }
       if (f7 == 0x20) {
-        if (f3 == 0) { x_[rd] = Sx32(a32 - b32); return true; }
-        if (f3 == 5) { x_[rd] = Sx32(static_cast<uint32_t>(sa >> (b32 & 31))); return true; }
+        if (f3 == 0) {
+          x_[rd] = Sx32(a32 - b32);
+          return true;
+        }
+        if (f3 == 5) {
+          x_[rd] = Sx32(static_cast<uint32_t>(sa >> (b32 & 31)));
+          return true;
+        }
         break;
       }
       if (f7 == 1) {
         switch (f3) {
-          case 0: x_[rd] = Sx32(a32 * b32); return true;
-          case 4: x_[rd] = DivW(sa, sb); return true;
-          case 5: x_[rd] = b32 == 0 ? ~0ULL : Sx32(a32 / b32); return true;
-          case 6: x_[rd] = RemW(sa, sb); return true;
-          case 7: x_[rd] = b32 == 0 ? Sx32(a32) : Sx32(a32 % b32); return true;
-          default: break;
+          case 0:
+            x_[rd] = Sx32(a32 * b32);
+            return true;
+          case 4:
+            x_[rd] = DivW(sa, sb);
+            return true;
+          case 5:
+            x_[rd] = b32 == 0 ? ~0ULL : Sx32(a32 / b32);
+            return true;
+          case 6:
+            x_[rd] = RemW(sa, sb);
+            return true;
+          case 7:
+            x_[rd] = b32 == 0 ? Sx32(a32) : Sx32(a32 % b32);
+            return true;
+          default:
+            break;
         }
       }
       break;
@@ -245,10 +393,17 @@ bool Iss::Impl::Execute(uint32_t w, uint64_t pc, uint8_t size) {
     case 0x73:
       if (f3 == 0) {
         switch (w) {
-          case 0x00000073: exc_cause_ = 11; exc_tval_ = 0; return false;   // ecall from M
-          case 0x00100073: exc_cause_ = 3; exc_tval_ = pc; return false;   // ebreak
-          case 0x10500073: return true;                                    // wfi: no-op
-          case 0x30200073: {                                               // mret
+          case 0x00000073:
+            exc_cause_ = 11;
+            exc_tval_ = 0;
+            return false;  // ecall from M
+          case 0x00100073:
+            exc_cause_ = 3;
+            exc_tval_ = pc;
+            return false;  // ebreak
+          case 0x10500073:
+            return true;      // wfi: no-op
+          case 0x30200073: {  // mret
             const uint64_t mpie = (csr_.mstatus >> 7) & 1;
             csr_.mstatus = (csr_.mstatus & ~kMstatusMie) | (mpie << 3) | kMstatusMpie;
             next_pc_ = csr_.mepc;
@@ -256,7 +411,8 @@ bool Iss::Impl::Execute(uint32_t w, uint64_t pc, uint8_t size) {
             res_valid_ = false;
             return true;
           }
-          default: break;
+          default:
+            break;
         }
         break;
       }
@@ -282,7 +438,11 @@ bool Iss::Impl::Amo(uint32_t w, uint8_t size) {
   const uint64_t align = dw ? 7 : 3;
   if (f5 == 0x02) {  // lr
     if (rs2 != 0) return Illegal(w, size);
-    if ((addr & align) != 0) { exc_cause_ = 4; exc_tval_ = addr; return false; }
+    if ((addr & align) != 0) {
+      exc_cause_ = 4;
+      exc_tval_ = addr;
+      return false;
+    }
     uint64_t v;
     if (dw) {
       if (!Load(addr, &v)) return false;
@@ -302,20 +462,35 @@ bool Iss::Impl::Amo(uint32_t w, uint8_t size) {
       x_[rd] = 1;
       return true;
     }
-    if ((addr & align) != 0) { exc_cause_ = 6; exc_tval_ = addr; return false; }
+    if ((addr & align) != 0) {
+      exc_cause_ = 6;
+      exc_tval_ = addr;
+      return false;
+    }
     res_valid_ = false;
     if (!(dw ? Store(addr, src) : Store(addr, static_cast<uint32_t>(src)))) return false;
     x_[rd] = 0;
     return true;
   }
   switch (f5) {
-    case 0x01: case 0x00: case 0x04: case 0x0c: case 0x08:
-    case 0x10: case 0x14: case 0x18: case 0x1c:
+    case 0x01:
+    case 0x00:
+    case 0x04:
+    case 0x0c:
+    case 0x08:
+    case 0x10:
+    case 0x14:
+    case 0x18:
+    case 0x1c:
       break;
     default:
       return Illegal(w, size);
   }
-  if ((addr & align) != 0) { exc_cause_ = 6; exc_tval_ = addr; return false; }
+  if ((addr & align) != 0) {
+    exc_cause_ = 6;
+    exc_tval_ = addr;
+    return false;
+  }
   uint64_t old;
   if (dw) {
     if (!Load(addr, &old)) return false;
@@ -328,15 +503,33 @@ bool Iss::Impl::Amo(uint32_t w, uint8_t size) {
   const uint64_t uo = dw ? old : (old & 0xffffffffULL), us = dw ? src : (src & 0xffffffffULL);
   uint64_t r;
   switch (f5) {
-    case 0x01: r = s; break;
-    case 0x00: r = o + s; break;
-    case 0x04: r = o ^ s; break;
-    case 0x0c: r = o & s; break;
-    case 0x08: r = o | s; break;
-    case 0x10: r = static_cast<int64_t>(o) < static_cast<int64_t>(s) ? o : s; break;
-    case 0x14: r = static_cast<int64_t>(o) > static_cast<int64_t>(s) ? o : s; break;
-    case 0x18: r = uo < us ? o : s; break;
-    default: r = uo > us ? o : s; break;
+    case 0x01:
+      r = s;
+      break;
+    case 0x00:
+      r = o + s;
+      break;
+    case 0x04:
+      r = o ^ s;
+      break;
+    case 0x0c:
+      r = o & s;
+      break;
+    case 0x08:
+      r = o | s;
+      break;
+    case 0x10:
+      r = static_cast<int64_t>(o) < static_cast<int64_t>(s) ? o : s;
+      break;
+    case 0x14:
+      r = static_cast<int64_t>(o) > static_cast<int64_t>(s) ? o : s;
+      break;
+    case 0x18:
+      r = uo < us ? o : s;
+      break;
+    default:
+      r = uo > us ? o : s;
+      break;
   }
   if (!(dw ? Store(addr, r) : Store(addr, static_cast<uint32_t>(r)))) {
     exc_cause_ = 7;
@@ -358,28 +551,86 @@ bool Iss::Impl::Csr(uint32_t w, uint8_t size) {
   uint64_t wmask = ~0ULL;
   const uint64_t instret = retired_;
   switch (csr) {
-    case 0x300: old = csr_.mstatus; reg = &csr_.mstatus; wmask = kMstatusMie | kMstatusMpie; break;
-    case 0x301: old = kMisa; wmask = 0; break;
-    case 0x304: old = csr_.mie; reg = &csr_.mie; wmask = kMieMask; break;
-    case 0x305: old = csr_.mtvec; reg = &csr_.mtvec; break;
-    case 0x306: old = csr_.mcounteren; reg = &csr_.mcounteren; wmask = 0xffffffffULL; break;
-    case 0x320: old = csr_.mcountinhibit; reg = &csr_.mcountinhibit; wmask = 0xfffffffdULL; break;
-    case 0x340: old = csr_.mscratch; reg = &csr_.mscratch; break;
-    case 0x341: old = csr_.mepc; reg = &csr_.mepc; wmask = ~1ULL; break;
-    case 0x342: old = csr_.mcause; reg = &csr_.mcause; break;
-    case 0x343: old = csr_.mtval; reg = &csr_.mtval; break;
-    case 0x344: old = csr_.mip; wmask = 0; break;  // MSIP is set/cleared through the CLINT
-    case 0xb00: case 0xc00: case 0xc01: old = instret + csr_.mcycle_offset; break;
-    case 0xb02: case 0xc02: old = instret + csr_.minstret_offset; break;
-    case 0xf11: case 0xf12: case 0xf13: case 0xf14: case 0xf15: old = 0; break;
-    default: return Illegal(w, size);
+    case 0x300:
+      old = csr_.mstatus;
+      reg = &csr_.mstatus;
+      wmask = kMstatusMie | kMstatusMpie;
+      break;
+    case 0x301:
+      old = kMisa;
+      wmask = 0;
+      break;
+    case 0x304:
+      old = csr_.mie;
+      reg = &csr_.mie;
+      wmask = kMieMask;
+      break;
+    case 0x305:
+      old = csr_.mtvec;
+      reg = &csr_.mtvec;
+      break;
+    case 0x306:
+      old = csr_.mcounteren;
+      reg = &csr_.mcounteren;
+      wmask = 0xffffffffULL;
+      break;
+    case 0x320:
+      old = csr_.mcountinhibit;
+      reg = &csr_.mcountinhibit;
+      wmask = 0xfffffffdULL;
+      break;
+    case 0x340:
+      old = csr_.mscratch;
+      reg = &csr_.mscratch;
+      break;
+    case 0x341:
+      old = csr_.mepc;
+      reg = &csr_.mepc;
+      wmask = ~1ULL;
+      break;
+    case 0x342:
+      old = csr_.mcause;
+      reg = &csr_.mcause;
+      break;
+    case 0x343:
+      old = csr_.mtval;
+      reg = &csr_.mtval;
+      break;
+    case 0x344:
+      old = csr_.mip;
+      wmask = 0;
+      break;  // MSIP is set/cleared through the CLINT
+    case 0xb00:
+    case 0xc00:
+    case 0xc01:
+      old = instret + csr_.mcycle_offset;
+      break;
+    case 0xb02:
+    case 0xc02:
+      old = instret + csr_.minstret_offset;
+      break;
+    case 0xf11:
+    case 0xf12:
+    case 0xf13:
+    case 0xf14:
+    case 0xf15:
+      old = 0;
+      break;
+    default:
+      return Illegal(w, size);
   }
   if (writes) {
     uint64_t v;
     switch (f3 & 3) {
-      case 1: v = operand; break;
-      case 2: v = old | operand; break;
-      default: v = old & ~operand; break;
+      case 1:
+        v = operand;
+        break;
+      case 2:
+        v = old | operand;
+        break;
+      default:
+        v = old & ~operand;
+        break;
     }
     if (csr == 0xb00) {
       csr_.mcycle_offset = v - instret - 1;  // the write is seen after this instruction retires

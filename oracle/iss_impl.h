@@ -54,8 +54,10 @@ struct Iss::Impl {
   bool Amo(uint32_t w, uint8_t size);
   bool Csr(uint32_t w, uint8_t size);
   bool Illegal(uint32_t w, uint8_t size);  ///< sets cause 2, mtval = the raw bits; false
-  template <typename T> bool Load(uint64_t addr, T* value);
-  template <typename T> bool Store(uint64_t addr, T value);
+  template <typename T>
+  bool Load(uint64_t addr, T* value);
+  template <typename T>
+  bool Store(uint64_t addr, T value);
   bool MmioLoad(uint64_t addr, uint64_t* value);
   bool MmioStore(uint64_t addr, uint64_t value);
   void EnterTrap(uint64_t cause, uint64_t tval, uint64_t epc);

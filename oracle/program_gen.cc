@@ -1,8 +1,8 @@
 // Random RV64IMAC program generator (see program_gen.h for the termination argument).
 //
 // Layout: code at 0x80000000 (_start, trap handler, functions), 4 KiB of random data at
-// 0x80100000 (s11 points at its middle), stack below 0x80200000. Register roles: a0-a4, a6, a7, s2-s10
-// are free for random ALU/memory work; s0, s1, a5 are loop counters (x8/x9/x15, so c.bnez
+// 0x80100000 (s11 points at its middle), stack below 0x80200000. Register roles: a0-a4, a6, a7,
+// s2-s10 are free for random ALU/memory work; s0, s1, a5 are loop counters (x8/x9/x15, so c.bnez
 // applies); t0 is the link of leaf "thunks" (calls with x5 as the link register); t1, t2 are
 // scratch for addresses and indirect targets; t3-t6 belong to the trap handler; ra, sp, s11 as
 // usual. Every function saves ra, s0, s1, a5.
@@ -78,26 +78,65 @@ void Generator::EmitAlu() {
   const uint32_t rd = AluReg();
   if (Compressed()) {
     const uint32_t crd = kCompressibleAlu[rng_.Below(std::size(kCompressibleAlu))];
-    switch (rng_.Below(4)) {
-      case 0: as_.CAddi(crd, static_cast<int32_t>(rng_.Between(1, 31))); return;
-      case 1: as_.CLi(rd, static_cast<int32_t>(rng_.Between(-32, 31))); return;
-      case 2: as_.CMv(rd, AluReg()); return;
-      default: as_.CAdd(rd, AluReg()); return;
+    const uint32_t imm = static_cast<uint32_t>(rng_.Below(64));
+    const uint32_t shamt = 1 + static_cast<uint32_t>(rng_.Below(63));
+    const uint32_t cfield = (crd - 8) << 7;
+    const uint32_t crs2 = static_cast<uint32_t>(rng_.Below(8));  // any of x8..x15 as a source
+    switch (rng_.Below(10)) {
+      case 0:
+        as_.CAddi(crd, static_cast<int32_t>(rng_.Between(1, 31)));
+        return;
+      case 1:
+        as_.CLi(rd, static_cast<int32_t>(rng_.Between(-32, 31)));
+        return;
+      case 2:
+        as_.CMv(rd, AluReg());
+        return;
+      case 3:
+        as_.CAdd(rd, AluReg());
+        return;
+      case 4:  // c.addiw
+        as_.Emit16(static_cast<uint16_t>(0x2001 | (imm >> 5) << 12 | rd << 7 | (imm & 31) << 2));
+        return;
+      case 5:  // c.slli
+        as_.Emit16(
+            static_cast<uint16_t>(0x0002 | (shamt >> 5) << 12 | rd << 7 | (shamt & 31) << 2));
+        return;
+      case 6:  // c.srli / c.srai
+        as_.Emit16(static_cast<uint16_t>((rng_.Chance(1, 2) ? 0x8001 : 0x8401) |
+                                         (shamt >> 5) << 12 | cfield | (shamt & 31) << 2));
+        return;
+      case 7:  // c.andi
+        as_.Emit16(static_cast<uint16_t>(0x8801 | (imm >> 5) << 12 | cfield | (imm & 31) << 2));
+        return;
+      case 8:  // c.sub / c.xor / c.or / c.and
+        as_.Emit16(static_cast<uint16_t>(0x8c01 | cfield |
+                                         static_cast<uint32_t>(rng_.Below(4)) << 5 | crs2 << 2));
+        return;
+      default:  // c.subw / c.addw
+        as_.Emit16(static_cast<uint16_t>(0x9c01 | cfield |
+                                         static_cast<uint32_t>(rng_.Below(2)) << 5 | crs2 << 2));
+        return;
     }
   }
   const uint32_t r1 = SrcReg(), r2 = SrcReg();
   switch (rng_.Below(8)) {
     case 0: {  // op-imm
       const uint32_t f3 = static_cast<uint32_t>(rng_.Below(8));
-      if (f3 == 1) { as_.I(0x13, rd, 1, r1, static_cast<int32_t>(rng_.Below(64))); return; }
+      if (f3 == 1) {
+        as_.I(0x13, rd, 1, r1, static_cast<int32_t>(rng_.Below(64)));
+        return;
+      }
       if (f3 == 5) {
-        as_.I(0x13, rd, 5, r1, static_cast<int32_t>(rng_.Below(64) | (rng_.Chance(1, 2) ? 0x400 : 0)));
+        as_.I(0x13, rd, 5, r1,
+              static_cast<int32_t>(rng_.Below(64) | (rng_.Chance(1, 2) ? 0x400 : 0)));
         return;
       }
       as_.I(0x13, rd, f3, r1, Imm12());
       return;
     }
-    case 1: case 2: {  // op
+    case 1:
+    case 2: {  // op
       static constexpr uint32_t kF7[] = {0, 0, 0, 0x20};
       const uint32_t f3 = static_cast<uint32_t>(rng_.Below(8));
       const uint32_t f7 = (f3 == 0 || f3 == 5) ? kF7[rng_.Below(4)] : 0;
@@ -109,17 +148,25 @@ void Generator::EmitAlu() {
       return;
     case 4: {  // op-32 / M-32
       static constexpr uint32_t kOps[][2] = {{0, 0}, {1, 0}, {5, 0}, {0, 0x20}, {5, 0x20},
-                                             {0, 1}, {4, 1}, {5, 1}, {6, 1}, {7, 1}};
+                                             {0, 1}, {4, 1}, {5, 1}, {6, 1},    {7, 1}};
       const auto& op = kOps[rng_.Below(std::size(kOps))];
       as_.R(0x3b, rd, op[0], r1, r2, op[1]);
       return;
     }
     case 5:  // addiw / slliw / srliw / sraiw
       switch (rng_.Below(4)) {
-        case 0: as_.I(0x1b, rd, 0, r1, Imm12()); return;
-        case 1: as_.I(0x1b, rd, 1, r1, static_cast<int32_t>(rng_.Below(32))); return;
-        case 2: as_.I(0x1b, rd, 5, r1, static_cast<int32_t>(rng_.Below(32))); return;
-        default: as_.I(0x1b, rd, 5, r1, static_cast<int32_t>(rng_.Below(32) | 0x400)); return;
+        case 0:
+          as_.I(0x1b, rd, 0, r1, Imm12());
+          return;
+        case 1:
+          as_.I(0x1b, rd, 1, r1, static_cast<int32_t>(rng_.Below(32)));
+          return;
+        case 2:
+          as_.I(0x1b, rd, 5, r1, static_cast<int32_t>(rng_.Below(32)));
+          return;
+        default:
+          as_.I(0x1b, rd, 5, r1, static_cast<int32_t>(rng_.Below(32) | 0x400));
+          return;
       }
     case 6:
       as_.U(rng_.Chance(1, 2) ? 0x37 : 0x17, rd, static_cast<uint32_t>(rng_.Below(1 << 20)));
@@ -147,7 +194,8 @@ void Generator::EmitMemory() {
 
 void Generator::EmitAmo() {
   const bool dw = rng_.Chance(1, 2);
-  const int32_t off = static_cast<int32_t>(rng_.Below(kDataSize / 8 - 1) * 8) + (dw ? 0 : 4 * static_cast<int32_t>(rng_.Below(2)));
+  const int32_t off = static_cast<int32_t>(rng_.Below(kDataSize / 8 - 1) * 8) +
+                      (dw ? 0 : 4 * static_cast<int32_t>(rng_.Below(2)));
   as_.Addi(t1, s11, off - 2048);
   const uint32_t f3 = dw ? 3 : 2;
   if (rng_.Chance(1, 3)) {  // lr / alu / sc
@@ -162,8 +210,13 @@ void Generator::EmitAmo() {
 
 void Generator::EmitTrap() {
   switch (rng_.Below(5)) {
-    case 0: case 1: as_.Ecall(); return;
-    case 2: as_.Ebreak(); return;
+    case 0:
+    case 1:
+      as_.Ecall();
+      return;
+    case 2:
+      as_.Ebreak();
+      return;
     case 3:
       if (Compressed()) {
         as_.CEbreak();
@@ -171,7 +224,9 @@ void Generator::EmitTrap() {
         as_.Ebreak();
       }
       return;
-    default: as_.Emit32(0x0000000b); return;  // custom-0: illegal here and on QEMU
+    default:
+      as_.Emit32(0x0000000b);
+      return;  // custom-0: illegal here and on QEMU
   }
 }
 
@@ -190,8 +245,7 @@ const Function* Generator::PickCallee(int level, uint64_t budget, bool thunk) {
 }
 
 // Emits up to `blocks` blocks whose dynamic cost stays within `budget`; returns the cost.
-uint64_t Generator::EmitBlocks(uint32_t blocks, uint32_t loop_level, uint64_t budget,
-                               int level) {
+uint64_t Generator::EmitBlocks(uint32_t blocks, uint32_t loop_level, uint64_t budget, int level) {
   uint64_t cost = 0;
   const bool thunk = level < 0;
   for (uint32_t i = 0; i < blocks && cost + 8 < budget; ++i) {
@@ -402,10 +456,10 @@ void Generator::EmitHandler() {
   as_.Bind(handler_);
   const uint64_t start = as_.pc();
   const auto irq = as_.NewLabel(), four = as_.NewLabel();
-  as_.Csr(2, t3, 0x342, zero);  // csrr t3, mcause
+  as_.Csr(2, t3, 0x342, zero);   // csrr t3, mcause
   as_.Branch(4, t3, zero, irq);  // blt t3, zero
-  as_.Csr(2, t4, 0x341, zero);  // csrr t4, mepc
-  as_.I(0x03, t5, 5, t4, 0);    // lhu t5, 0(t4)
+  as_.Csr(2, t4, 0x341, zero);   // csrr t4, mepc
+  as_.I(0x03, t5, 5, t4, 0);     // lhu t5, 0(t4)
   as_.I(0x13, t5, 7, t5, 3);
   as_.Addi(t4, t4, 2);
   as_.Li(t6, 3);
@@ -416,7 +470,7 @@ void Generator::EmitHandler() {
   as_.Mret();
   as_.Bind(irq);
   as_.Li(t4, 0x02000000);
-  as_.S(2, t4, zero, 0);        // clear CLINT msip
+  as_.S(2, t4, zero, 0);  // clear CLINT msip
   as_.Mret();
   symbols_.push_back(Symbol{"trap_handler", start, as_.pc() - start, true});
 }
@@ -451,7 +505,7 @@ GeneratedProgram Generator::Run() {
   for (size_t idx : order) {
     Function& f = funcs_[idx];
     // The entry function gets a larger share: it is the only one that surely runs.
-    const uint32_t blocks = f.thunk ? static_cast<uint32_t>(rng_.Between(2, 8))
+    const uint32_t blocks = f.thunk        ? static_cast<uint32_t>(rng_.Between(2, 8))
                             : f.level == 0 ? std::max(per_func, o_.size / 3)
                                            : per_func;
     f.cost = EmitFunctionBody(f, blocks);
@@ -516,7 +570,7 @@ Status WriteElf(const std::string& path, uint64_t entry, const std::vector<Segme
     symtab.resize(at + kSym, 0);
     Put<uint32_t>(symtab, at, static_cast<uint32_t>(strtab.size()));
     symtab[at + 4] = static_cast<uint8_t>((1 << 4) | (sym.is_function ? 2 : 1));  // GLOBAL
-    Put<uint16_t>(symtab, at + 6, 0xfff1);  // SHN_ABS
+    Put<uint16_t>(symtab, at + 6, 0xfff1);                                        // SHN_ABS
     Put<uint64_t>(symtab, at + 8, sym.addr);
     Put<uint64_t>(symtab, at + 16, sym.size);
     strtab += sym.name;
@@ -533,8 +587,8 @@ Status WriteElf(const std::string& path, uint64_t entry, const std::vector<Segme
   while (out.size() % 8 != 0) out.push_back(0);
   const uint64_t shoff = out.size();
   out.resize(shoff + 4 * kShdr, 0);
-  auto shdr = [&](int i, uint32_t name, uint32_t type, uint64_t off, uint64_t size,
-                  uint32_t link, uint32_t info, uint64_t entsize) {
+  auto shdr = [&](int i, uint32_t name, uint32_t type, uint64_t off, uint64_t size, uint32_t link,
+                  uint32_t info, uint64_t entsize) {
     const size_t at = shoff + static_cast<size_t>(i) * kShdr;
     Put<uint32_t>(out, at, name);
     Put<uint32_t>(out, at + 4, type);
@@ -551,23 +605,23 @@ Status WriteElf(const std::string& path, uint64_t entry, const std::vector<Segme
   // ELF header.
   const uint8_t ident[16] = {0x7f, 'E', 'L', 'F', 2 /*64*/, 1 /*LE*/, 1, 0};
   std::memcpy(out.data(), ident, 16);
-  Put<uint16_t>(out, 16, 2);      // ET_EXEC
-  Put<uint16_t>(out, 18, 243);    // EM_RISCV
+  Put<uint16_t>(out, 16, 2);    // ET_EXEC
+  Put<uint16_t>(out, 18, 243);  // EM_RISCV
   Put<uint32_t>(out, 20, 1);
   Put<uint64_t>(out, 24, entry);
   Put<uint64_t>(out, 32, kEhdr);  // phoff
   Put<uint64_t>(out, 40, shoff);
-  Put<uint32_t>(out, 48, 0x5);    // EF_RISCV_RVC | float ABI soft
+  Put<uint32_t>(out, 48, 0x5);  // EF_RISCV_RVC | float ABI soft
   Put<uint16_t>(out, 52, kEhdr);
   Put<uint16_t>(out, 54, kPhdr);
   Put<uint16_t>(out, 56, static_cast<uint16_t>(segments.size()));
   Put<uint16_t>(out, 58, kShdr);
   Put<uint16_t>(out, 60, 4);
-  Put<uint16_t>(out, 62, 3);      // shstrndx
+  Put<uint16_t>(out, 62, 3);  // shstrndx
   for (size_t i = 0; i < segments.size(); ++i) {
     const Segment& s = segments[i];
     const size_t at = kEhdr + i * kPhdr;
-    Put<uint32_t>(out, at, 1);  // PT_LOAD
+    Put<uint32_t>(out, at, 1);                             // PT_LOAD
     Put<uint32_t>(out, at + 4, s.executable ? 0x5 : 0x6);  // R+X or R+W
     Put<uint64_t>(out, at + 8, offsets[i]);
     Put<uint64_t>(out, at + 16, s.vaddr);

@@ -29,9 +29,7 @@ struct GeneratedProgram {
   std::vector<Segment> segments;
   std::vector<Symbol> symbols;
   uint64_t estimated_dynamic = 0;
-  ProgramImage ToImage() const {
-    return ProgramImage::TEST_FromSegments(entry, segments, symbols);
-  }
+  ProgramImage ToImage() const { return ProgramImage::TEST_FromSegments(entry, segments, symbols); }
 };
 
 /// Generates one program from `seed` (deterministic: same seed and options, same bytes).

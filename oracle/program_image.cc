@@ -40,8 +40,7 @@ Result<ProgramImage> ProgramImage::Load(const std::string& path) {
     return Status::InvalidArgument(path + ": not an ELF file (bad magic at byte offset 0)");
   }
   if (bytes[EI_CLASS] != ELFCLASS64) {
-    return Status::InvalidArgument(path + ": wrong ELF class " +
-                                   std::to_string(bytes[EI_CLASS]) +
+    return Status::InvalidArgument(path + ": wrong ELF class " + std::to_string(bytes[EI_CLASS]) +
                                    " at byte offset 4 (need ELFCLASS64, RV64)");
   }
   if (elf_version(EV_CURRENT) == EV_NONE) return Status::Internal("libelf: version mismatch");
@@ -52,8 +51,7 @@ Result<ProgramImage> ProgramImage::Load(const std::string& path) {
     return Status::InvalidArgument(path + ": malformed ELF header: " + elf_errmsg(-1));
   }
   if (ehdr.e_machine != EM_RISCV) {
-    return Status::InvalidArgument(path + ": wrong ELF machine " +
-                                   std::to_string(ehdr.e_machine) +
+    return Status::InvalidArgument(path + ": wrong ELF machine " + std::to_string(ehdr.e_machine) +
                                    " at byte offset 18 (need EM_RISCV=243)");
   }
   ProgramImage image;

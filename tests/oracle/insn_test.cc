@@ -97,28 +97,17 @@ struct Expansion {
 };
 
 const Expansion kExpansions[] = {
-    {"c.addi a0,1", 0x0505, 0x00150513},
-    {"c.lwsp a0,4(sp)", 0x4512, 0x00412503},
-    {"c.sdsp ra,504(sp)", 0xff86, 0x1e113c23},
-    {"c.addi4spn s0,sp,1020", 0x1fe0, 0x3fc10413},
-    {"c.ld a5,248(a4)", 0x7f7c, 0x0f873783},
-    {"c.srai a0,33", 0x9505, 0x42155513},
-    {"c.subw a0,a1", 0x9d0d, 0x40b5053b},
-    {"c.addiw a0,-1", 0x357d, 0xfff5051b},
-    {"c.lui a0,0xfffff", 0x757d, 0xfffff537},
-    {"c.addi16sp sp,-512", 0x7101, 0xe0010113},
-    {"c.andi s1,-1", 0x98fd, 0xfff4f493},
-    {"c.mv a0,a1", 0x852e, 0x00b00533},
-    {"c.add ra,t0", 0x9096, 0x005080b3},
-    {"c.li t0,-32", 0x5281, 0xfe000293},
-    {"c.slli a0,63", 0x157e, 0x03f51513},
-    {"c.jr ra", 0x8082, 0x00008067},
-    {"c.jalr a5", 0x9782, 0x000780e7},
-    {"c.ebreak", 0x9002, 0x00100073},
-    {"c.beqz a0,+254", 0xcd7d, 0x0e050f63},
-    {"c.bnez s1,-256", 0xf081, 0xf00490e3},
-    {"c.j +0x7fe", 0xaffd, 0x7fe0006f},
-    {"c.j -0x800", 0xb001, 0x801ff06f},
+    {"c.addi a0,1", 0x0505, 0x00150513},       {"c.lwsp a0,4(sp)", 0x4512, 0x00412503},
+    {"c.sdsp ra,504(sp)", 0xff86, 0x1e113c23}, {"c.addi4spn s0,sp,1020", 0x1fe0, 0x3fc10413},
+    {"c.ld a5,248(a4)", 0x7f7c, 0x0f873783},   {"c.srai a0,33", 0x9505, 0x42155513},
+    {"c.subw a0,a1", 0x9d0d, 0x40b5053b},      {"c.addiw a0,-1", 0x357d, 0xfff5051b},
+    {"c.lui a0,0xfffff", 0x757d, 0xfffff537},  {"c.addi16sp sp,-512", 0x7101, 0xe0010113},
+    {"c.andi s1,-1", 0x98fd, 0xfff4f493},      {"c.mv a0,a1", 0x852e, 0x00b00533},
+    {"c.add ra,t0", 0x9096, 0x005080b3},       {"c.li t0,-32", 0x5281, 0xfe000293},
+    {"c.slli a0,63", 0x157e, 0x03f51513},      {"c.jr ra", 0x8082, 0x00008067},
+    {"c.jalr a5", 0x9782, 0x000780e7},         {"c.ebreak", 0x9002, 0x00100073},
+    {"c.beqz a0,+254", 0xcd7d, 0x0e050f63},    {"c.bnez s1,-256", 0xf081, 0xf00490e3},
+    {"c.j +0x7fe", 0xaffd, 0x7fe0006f},        {"c.j -0x800", 0xb001, 0x801ff06f},
 };
 
 TEST(InsnTest, ExpandsCompressedToTheirBaseEquivalents) {
@@ -130,19 +119,19 @@ TEST(InsnTest, ExpandsCompressedToTheirBaseEquivalents) {
 
 TEST(InsnTest, RejectsIllegalEncodings) {
   const uint32_t kIllegal[] = {
-      0x00000000,  // all-zero half-word (defined illegal)
-      0xffffffff,  // all-ones
-      0x2000,      // c.fld (no D extension)
-      0x8002,      // c.jr x0 (reserved)
-      0x6001,      // c.lui x0 with zero immediate (reserved)
-      0x00007067,  // jalr with funct3=7
-      0x0000a063,  // branch funct3=2
-      0x00007003,  // load funct3=7
-      0x00004023,  // store funct3=4
-      0x10200073,  // sret (not modelled)
-      0x00004073,  // SYSTEM funct3=4
+      0x00000000,                // all-zero half-word (defined illegal)
+      0xffffffff,                // all-ones
+      0x2000,                    // c.fld (no D extension)
+      0x8002,                    // c.jr x0 (reserved)
+      0x6001,                    // c.lui x0 with zero immediate (reserved)
+      0x00007067,                // jalr with funct3=7
+      0x0000a063,                // branch funct3=2
+      0x00007003,                // load funct3=7
+      0x00004023,                // store funct3=4
+      0x10200073,                // sret (not modelled)
+      0x00004073,                // SYSTEM funct3=4
       0x1005a52fu | (1u << 20),  // lr.w with rs2 != 0
-      0x0000000b,  // custom-0
+      0x0000000b,                // custom-0
   };
   for (uint32_t raw : kIllegal) {
     SCOPED_TRACE(raw);

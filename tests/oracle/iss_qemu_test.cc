@@ -31,9 +31,10 @@ bool HaveQemu() { return std::system("command -v qemu-system-riscv64 >/dev/null 
 // Runs QEMU on `elf` and returns the logged PCs from the first 0x80000000 on; "" or an error.
 std::string QemuPcs(const std::string& elf, const std::string& log, std::vector<uint64_t>* pcs) {
   fs::remove(log);
-  const std::string cmd = "timeout 120 qemu-system-riscv64 -machine virt -nographic -bios none "
-                          "-kernel '" + elf + "' -singlestep -d exec,nochain -D '" + log +
-                          "' </dev/null >/dev/null 2>&1";
+  const std::string cmd =
+      "timeout 120 qemu-system-riscv64 -machine virt -nographic -bios none "
+      "-kernel '" +
+      elf + "' -singlestep -d exec,nochain -D '" + log + "' </dev/null >/dev/null 2>&1";
   const int rc = std::system(cmd.c_str());
   if (rc != 0) return "qemu exited with status " + std::to_string(rc) + " on " + elf;
   std::ifstream in(log);
@@ -61,8 +62,9 @@ std::string Compare(const std::string& elf, uint64_t max_instructions,
   if (!image.ok()) return image.status().ToString();
   std::vector<uint64_t> qemu;
   const std::string qelf = qemu_elf.empty() ? elf : qemu_elf;
-  const std::string log = (fs::temp_directory_path() /
-                           ("ctte_qemu_" + fs::path(qelf).filename().string() + ".log")).string();
+  const std::string log =
+      (fs::temp_directory_path() / ("ctte_qemu_" + fs::path(qelf).filename().string() + ".log"))
+          .string();
   if (std::string err = QemuPcs(qelf, log, &qemu); !err.empty()) return err;
   IssOptions opts;
   opts.max_instructions = max_instructions;
@@ -78,8 +80,9 @@ std::string Compare(const std::string& elf, uint64_t max_instructions,
       return buf;
     }
     if (qemu[i] != r.pc) {
-      std::snprintf(buf, sizeof buf, "%s: index %zu: ISS 0x%" PRIx64 " (%s), QEMU 0x%" PRIx64
-                    " (%s)", elf.c_str(), i, r.pc, image->Symbolize(r.pc).c_str(), qemu[i],
+      std::snprintf(buf, sizeof buf,
+                    "%s: index %zu: ISS 0x%" PRIx64 " (%s), QEMU 0x%" PRIx64 " (%s)", elf.c_str(),
+                    i, r.pc, image->Symbolize(r.pc).c_str(), qemu[i],
                     image->Symbolize(qemu[i]).c_str());
       return buf;
     }
@@ -128,8 +131,9 @@ TEST_F(IssQemuTest, EveryWorkloadMatchesQemuPcForPc) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   for (const std::string& f : CompareAll(elfs)) ADD_FAILURE() << f;
-  RecordProperty("seconds", std::to_string(std::chrono::duration<double>(
-                                               std::chrono::steady_clock::now() - t0).count()));
+  RecordProperty(
+      "seconds",
+      std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
 }
 
 TEST_F(IssQemuTest, SixtyGeneratedProgramsMatchQemuPcForPc) {

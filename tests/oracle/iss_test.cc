@@ -140,12 +140,12 @@ TEST(IssTest, LrScAndAmoBehave) {
   as.Li(s11, static_cast<int64_t>(kBase + 0x1000));
   as.Li(a0, 40);
   as.S(3, s11, a0, 0);
-  as.R(0x2f, a1, 3, s11, 0, 0x02 << 2);   // lr.d a1, (s11)
+  as.R(0x2f, a1, 3, s11, 0, 0x02 << 2);  // lr.d a1, (s11)
   as.Li(a2, 41);
   as.R(0x2f, a3, 3, s11, a2, 0x03 << 2);  // sc.d a3, a2, (s11) -> 0 (success)
   as.R(0x2f, a4, 3, s11, a2, 0x03 << 2);  // again without reservation -> 1
   as.Li(a5, 2);
-  as.R(0x2f, a6, 3, s11, a5, 0x00);       // amoadd.d a6, a5, (s11): a6 = 41, mem = 43
+  as.R(0x2f, a6, 3, s11, a5, 0x00);  // amoadd.d a6, a5, (s11): a6 = 41, mem = 43
   as.I(0x03, a7, 3, s11, 0);
   EmitExit(as);
   AsmRun run = Execute(as);
@@ -165,8 +165,8 @@ TEST(IssTest, MisalignedLoadCompletesButMisalignedLrTraps) {
   as.La(t0, handler);
   as.Csr(1, zero, 0x305, t0);
   as.Li(s11, static_cast<int64_t>(kBase + 0x1001));
-  as.I(0x03, a0, 3, s11, 0);              // ld a0, 0(s11): misaligned, completes (as QEMU)
-  as.R(0x2f, a1, 3, s11, 0, 0x02 << 2);   // lr.d: misaligned, traps with cause 4
+  as.I(0x03, a0, 3, s11, 0);             // ld a0, 0(s11): misaligned, completes (as QEMU)
+  as.R(0x2f, a1, 3, s11, 0, 0x02 << 2);  // lr.d: misaligned, traps with cause 4
   EmitExit(as);
   AsmRun run = Execute(as);
   int traps = 0;
@@ -182,10 +182,10 @@ TEST(IssTest, MisalignedLoadCompletesButMisalignedLrTraps) {
 TEST(IssTest, JumpsAndBranchesCarryTheirItype) {
   Assembler as(kBase);
   const auto f = as.NewLabel(), after = as.NewLabel(), skip = as.NewLabel();
-  as.Jal(ra, f);               // 9 direct call
-  as.Jal(zero, after);         // 11 direct jump
+  as.Jal(ra, f);        // 9 direct call
+  as.Jal(zero, after);  // 11 direct jump
   as.Bind(f);
-  as.Jalr(zero, ra, 0);        // 13 return
+  as.Jalr(zero, ra, 0);  // 13 return
   as.Bind(after);
   as.Li(a0, 0);
   as.Branch(0, a0, zero, skip);  // 5 taken

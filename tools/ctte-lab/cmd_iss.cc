@@ -2,12 +2,11 @@
 // (instructions retired, exit code, console text, itype counts); --pcs writes every retired
 // instruction's PC, one "0x80000000" per line.
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <array>
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "oracle/iss.h"
 #include "oracle/program_image.h"
@@ -27,10 +26,14 @@ struct IssFlags {
 
 const char* StopName(oracle::StopReason r) {
   switch (r) {
-    case oracle::StopReason::kRunning: return "running";
-    case oracle::StopReason::kExited: return "exited";
-    case oracle::StopReason::kMaxInstructions: return "max-instructions";
-    case oracle::StopReason::kFatal: return "fatal";
+    case oracle::StopReason::kRunning:
+      return "running";
+    case oracle::StopReason::kExited:
+      return "exited";
+    case oracle::StopReason::kMaxInstructions:
+      return "max-instructions";
+    case oracle::StopReason::kFatal:
+      return "fatal";
   }
   return "?";
 }
@@ -83,7 +86,8 @@ int RunIss(const IssFlags& f) {
     std::printf("beats:        %" PRIu64 " (%" PRIu64 " trap beats)\n", iss.beats(),
                 iss.beats() - iss.retired());
     if (exited) std::printf("exit code:    %d\n", iss.exit_code());
-    if (!iss.fatal_message().empty()) std::printf("fatal:        %s\n", iss.fatal_message().c_str());
+    if (!iss.fatal_message().empty())
+      std::printf("fatal:        %s\n", iss.fatal_message().c_str());
     std::printf("itype counts:");
     for (size_t i = 0; i < itypes.size(); ++i) {
       if (itypes[i] != 0) std::printf(" %zu:%" PRIu64, i, itypes[i]);

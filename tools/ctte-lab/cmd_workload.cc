@@ -1,7 +1,6 @@
 // `ctte-lab workload gen --seed S [knobs] --out FILE.elf`: writes a random RV64IMAC program that
 // always terminates (oracle/program_gen.h).
 #include <CLI/CLI.hpp>
-
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -22,8 +21,9 @@ int RunGen(const GenFlags& f) {
   if (f.options.compressed_percent > 100 || f.options.indirect_per_mille > 1000 ||
       f.options.trap_per_mille > 1000 ||
       f.options.indirect_per_mille + f.options.trap_per_mille > 1000) {
-    std::fprintf(stderr, "ctte-lab workload gen: --compressed-percent must be <= 100 and "
-                         "--indirect-per-mille + --trap-per-mille <= 1000\n");
+    std::fprintf(stderr,
+                 "ctte-lab workload gen: --compressed-percent must be <= 100 and "
+                 "--indirect-per-mille + --trap-per-mille <= 1000\n");
     return kExitUsage;
   }
   const oracle::GeneratedProgram p = oracle::GenerateProgram(f.seed, f.options);
