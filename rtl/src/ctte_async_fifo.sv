@@ -59,7 +59,8 @@ module ctte_async_fifo #(
 
   // ---- read domain ----
   logic [LogDepth:0] rbin_next;
-  assign r_valid = (rgray_q != wgray_r2_q);
+  // Nothing is offered during reset, whatever the pointers held before it took hold.
+  assign r_valid = r_rst_n && (rgray_q != wgray_r2_q);
   assign r_data = mem[rbin_q[LogDepth-1:0]];
   assign rbin_next = rbin_q + (LogDepth + 1)'(r_pop && r_valid);
 

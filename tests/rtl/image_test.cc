@@ -89,6 +89,19 @@ TEST(ImageRegisterTest, ControlFieldsAreWarlAndResetAsDocumented) {
   EXPECT_EQ((h->ReadReg(kTrTeControl) >> 4) & 7u, 0u);
 }
 
+TEST(ImageRegisterTest, NothingIsOfferedToTheSinkDuringOrRightAfterReset) {
+  for (uint64_t seed : {1, 2, 3, 4, 5}) {  // X-initialization differs per seed
+    ImageHarness::Options o;
+    o.seed = seed;
+    o.sink_period = 6;
+    auto h = LoadImage("ntrace-slim", o);
+    ASSERT_NE(h, nullptr);
+    h->Reset();
+    h->Idle(10);
+    EXPECT_TRUE(h->bytes().empty()) << "seed " << seed << ": " << Hex(h->bytes());
+  }
+}
+
 TEST(ImageRegisterTest, ModelsAreIndependentAndAssertionsStayQuiet) {
   auto a = LoadImage("ntrace-slim");
   auto b = LoadImage("ntrace-slim");
