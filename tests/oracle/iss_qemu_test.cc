@@ -5,6 +5,7 @@
 // translation block started; in the ISS it does not retire but has a non-retiring exception beat
 // with the same pc. So the ISS side is "retired beats + exception beats" (no interrupts here).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -25,6 +26,11 @@ namespace ctte::oracle {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Temporary names unique per process, so parallel ctest runs and other build trees never collide.
+std::string Unique(const char* what) {
+  return "ctte_" + std::string(what) + std::to_string(static_cast<long>(getpid()));
+}
 
 bool HaveQemu() { return std::system("command -v qemu-system-riscv64 >/dev/null 2>&1") == 0; }
 
@@ -62,9 +68,10 @@ std::string Compare(const std::string& elf, uint64_t max_instructions,
   if (!image.ok()) return image.status().ToString();
   std::vector<uint64_t> qemu;
   const std::string qelf = qemu_elf.empty() ? elf : qemu_elf;
-  const std::string log =
-      (fs::temp_directory_path() / ("ctte_qemu_" + fs::path(qelf).filename().string() + ".log"))
-          .string();
+  const std::string log = (fs::temp_directory_path() /
+                           (Unique("qemu_") + fs::path(qelf).parent_path().filename().string() +
+                            "_" + fs::path(qelf).filename().string() + ".log"))
+                              .string();
   if (std::string err = QemuPcs(qelf, log, &qemu); !err.empty()) return err;
   IssOptions opts;
   opts.max_instructions = max_instructions;
@@ -137,7 +144,7 @@ TEST_F(IssQemuTest, EveryWorkloadMatchesQemuPcForPc) {
 }
 
 TEST_F(IssQemuTest, SixtyGeneratedProgramsMatchQemuPcForPc) {
-  const fs::path dir = fs::temp_directory_path() / "ctte_gen_qemu";
+  const fs::path dir = fs::temp_directory_path() / Unique("gen");
   fs::create_directories(dir);
   std::vector<std::string> elfs;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
@@ -161,7 +168,7 @@ TEST_F(IssQemuTest, SixtyGeneratedProgramsMatchQemuPcForPc) {
 TEST_F(IssQemuTest, ADifferentProgramIsReportedAtTheFirstDifference) {
   // The comparison must be able to fail: two generated programs share _start's first
   // instructions and then differ; the report names the index and both PCs.
-  const fs::path dir = fs::temp_directory_path() / "ctte_gen_qemu_bad";
+  const fs::path dir = fs::temp_directory_path() / Unique("gen_bad");
   fs::create_directories(dir);
   std::string elfs[2];
   for (uint64_t seed : {1, 2}) {
