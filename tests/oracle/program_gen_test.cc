@@ -2,6 +2,7 @@
 #include "oracle/program_gen.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <array>
 #include <filesystem>
@@ -101,7 +102,9 @@ TEST(ProgramGenTest, InterruptsAreServedByTheGeneratedHandler) {
 TEST(ProgramGenTest, WrittenElfLoadsBackWithSymbols) {
   const GeneratedProgram p = GenerateProgram(11, {});
   const std::string path =
-      (std::filesystem::temp_directory_path() / "ctte_program_gen_test.elf").string();
+      (std::filesystem::temp_directory_path() /
+       ("ctte_program_gen_test_" + std::to_string(static_cast<long>(getpid())) + ".elf"))
+          .string();
   ASSERT_TRUE(WriteElf(path, p.entry, p.segments, p.symbols).ok());
   Result<ProgramImage> image = ProgramImage::Load(path);
   ASSERT_TRUE(image.ok()) << image.status().ToString();

@@ -2,6 +2,7 @@
 #include "oracle/program_image.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -15,7 +16,9 @@ namespace {
 const std::string kLoop = std::string(CTTE_BINARY_DIR) + "/workloads/loop.elf";
 
 std::string TempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("ctte_pi_" + name)).string();
+  return (std::filesystem::temp_directory_path() /
+          ("ctte_pi_" + std::to_string(static_cast<long>(getpid())) + "_" + name))
+      .string();
 }
 
 class ProgramImageTest : public ::testing::Test {
