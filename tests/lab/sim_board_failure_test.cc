@@ -40,7 +40,7 @@ class SimBoardFailureTest : public ::testing::Test {
   }
 };
 
-TEST_F(SimBoardFailureTest, ImageWithAnotherAbiVersionIsRefused) {
+TEST(SimBoardAbiTest, ImageWithAnotherAbiVersionIsRefused) {
   auto b = SimBoard::Create({});
   ASSERT_TRUE(b.ok());
   Result<DeployReceipt> r = (*b)->Deploy(FakeImage("badabi"));
