@@ -14,6 +14,7 @@
 #include "oracle/iss.h"
 #include "oracle/ntrace_reader.h"
 #include "oracle/program_image.h"
+#include "oracle/reconstruct.h"
 #include "oracle/reference_encoder.h"
 
 namespace ctte::lab {
@@ -292,6 +293,46 @@ TEST_F(SimBoardTest, ShallowImageUnderBackpressureAnnouncesEveryLoss) {
   EXPECT_EQ(s.errors, c->counters.overflow_episodes);
   EXPECT_GE(s.recoveries + 1, s.errors);  // the last may close the window instead
   EXPECT_GT(s.recoveries, 0u);
+
+  // Decoded, the stream is a series of contiguous runs of the reference, cut only at the
+  // announced losses: no silent gap.
+  Result<oracle::ProgramImage> image = oracle::ProgramImage::Load(p.workload_elf);
+  ASSERT_TRUE(image.ok());
+  std::vector<uint64_t> ref;
+  {
+    oracle::IssOptions o;
+    o.max_instructions = p.iss.max_instructions;
+    oracle::Iss iss(*image, o);
+    oracle::Retired r;
+    while (iss.Step(&r)) {
+      if (r.retires) ref.push_back(r.pc);
+    }
+  }
+  oracle::CollectingSink sink;
+  oracle::Reconstructor rec(*image, {}, &sink);
+  oracle::MessageReader reader(c->bytes, nullptr);
+  oracle::Message m;
+  while (reader.Next(&m)) rec.OnMessage(m);
+  rec.Finish();
+  EXPECT_EQ(rec.decode_errors(), 0u);
+  std::vector<uint64_t> cuts = {0};
+  for (const oracle::Marker& mk : sink.markers_) {
+    if (mk.kind == oracle::Marker::Kind::kLoss) cuts.push_back(mk.pc_index);
+  }
+  cuts.push_back(sink.pcs_.size());
+  EXPECT_EQ(cuts.size() - 2, s.errors);
+  size_t pos = 0;  // segments appear in order, each one contiguous in the reference
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    const auto b = sink.pcs_.begin() + static_cast<long>(cuts[i]);
+    const auto e = sink.pcs_.begin() + static_cast<long>(cuts[i + 1]);
+    if (b == e) continue;
+    const auto at = std::search(ref.begin() + static_cast<long>(pos), ref.end(), b, e);
+    ASSERT_NE(at, ref.end()) << "segment " << i << " (" << (e - b) << " PCs from 0x" << std::hex
+                             << *b << ") is not a contiguous run of the reference";
+    pos = static_cast<size_t>(at - ref.begin()) + static_cast<size_t>(e - b);
+  }
+  EXPECT_GT(sink.pcs_.size(), 0u);
+  EXPECT_LT(sink.pcs_.size(), ref.size());  // something was lost, and announced
 
   // Same seed: the same stream, byte for byte.
   Result<Capture> again = board_->Run(p);
