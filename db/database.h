@@ -66,6 +66,8 @@ class Database {
   /// json_extract), ordered by value. Runs whose config lacks the factor are left out.
   Result<std::vector<FactorRate>> FailRateByFactor(const std::string& factor,
                                                    const std::string& campaign_name = "");
+  /// One run row by runs.id; NotFound when there is none.
+  Result<RunRow> RunById(int64_t run_id);
   Result<std::vector<VerdictRecord>> VerdictsOfRun(int64_t run_id);
   Result<std::vector<uint8_t>> StreamOfRun(int64_t run_id);
 

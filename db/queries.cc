@@ -128,6 +128,13 @@ Result<std::vector<RunRow>> Database::RunsOfCampaign(int64_t campaign_id) {
   return SelectRuns("WHERE ?1 = ?1 AND r.campaign_id = ?2", "", campaign_id);
 }
 
+Result<RunRow> Database::RunById(int64_t run_id) {
+  auto rows = SelectRuns("WHERE ?1 = ?1 AND r.id = ?2", "", run_id);
+  if (!rows.ok()) return rows.status();
+  if (rows->empty()) return Status::NotFound("no run with id " + std::to_string(run_id));
+  return std::move(rows->front());
+}
+
 Result<std::vector<RunRow>> Database::RedRuns(const std::string& campaign_name) {
   return SelectRuns("WHERE r.status = 'red' AND (?1 = '' OR c.name = ?1) AND ?2 = ?2",
                     campaign_name, 0);

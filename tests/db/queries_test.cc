@@ -83,6 +83,18 @@ TEST_F(QueriesTest, RunsOfCampaignAreOrderedByIndex) {
   EXPECT_EQ((*runs)[2].run.replay_of, run1_);
 }
 
+TEST_F(QueriesTest, RunByIdReturnsTheRowOrNotFound) {
+  auto run = db_->RunById(run1_);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->id, run1_);
+  EXPECT_EQ(run->campaign_name, "smoke");
+  EXPECT_EQ(run->run.index, 1u);
+  EXPECT_EQ(run->run.status, RunStatus::kRed);
+  auto missing = db_->RunById(999999);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Status::Code::kNotFound);
+}
+
 TEST_F(QueriesTest, RedRunsAreListedPerCampaignOrAll) {
   auto smoke = db_->RedRuns("smoke");
   ASSERT_TRUE(smoke.ok());

@@ -47,7 +47,13 @@ Status Collect(db::Database& db, const std::string& campaign, History* h) {
   return Status::Ok();
 }
 
-void PrintJson(const History& h) {
+// The replay command of a run, naming the database unless it is the default one.
+std::string ReplayCommand(int64_t id, const std::string& db_path) {
+  return "ctte-lab replay " + std::to_string(id) +
+         (db_path == "out/ctte.db" ? std::string() : " --db " + db_path);
+}
+
+void PrintJson(const History& h, const std::string& db_path) {
   using nlohmann::ordered_json;
   ordered_json j;
   j["campaigns"] = ordered_json::array();
@@ -75,12 +81,12 @@ void PrintJson(const History& h) {
     j["red_runs"].push_back({{"id", r.id}, {"campaign", r.campaign_name},
                              {"index", r.run.index}, {"seed", runner::SeedHex(r.run.seed)},
                              {"started_at", r.run.started_at},
-                             {"replay", "ctte-lab replay " + std::to_string(r.id)}});
+                             {"replay", ReplayCommand(r.id, db_path)}});
   }
   std::printf("%s\n", j.dump(2).c_str());
 }
 
-void PrintText(const History& h) {
+void PrintText(const History& h, const std::string& db_path) {
   std::printf("Campaigns\n");
   std::printf("  %4s  %-16s %-18s %6s %8s %6s %5s %8s %6s  %s\n", "id", "name", "seed", "runs",
               "planned", "green", "red", "invalid", "infra", "created");
@@ -113,10 +119,9 @@ void PrintText(const History& h) {
 
   std::printf("\nRed runs\n");
   for (const auto& r : h.red_runs) {
-    std::printf("  run %" PRId64 "  %s #%" PRIu64 "  seed %s  replay: ctte-lab replay %" PRId64
-                "\n",
-                r.id, r.campaign_name.c_str(), r.run.index, runner::SeedHex(r.run.seed).c_str(),
-                r.id);
+    std::printf("  run %" PRId64 "  %s #%" PRIu64 "  seed %s  replay: %s\n", r.id,
+                r.campaign_name.c_str(), r.run.index, runner::SeedHex(r.run.seed).c_str(),
+                ReplayCommand(r.id, db_path).c_str());
   }
   if (h.red_runs.empty()) std::printf("  (none)\n");
 }
@@ -145,8 +150,8 @@ int RunHistory(const HistoryFlags& f) {
                  f.db_path.c_str());
     return kExitUsage;
   }
-  if (f.json) PrintJson(h);
-  else PrintText(h);
+  if (f.json) PrintJson(h, f.db_path);
+  else PrintText(h, f.db_path);
   return kExitOk;
 }
 

@@ -1,0 +1,14 @@
+// CSV rendering of a ReportModel: a header row, then one row per run (by index). Columns: the
+// run's identity and status, one column per factor, image, clocks, stream, the plotted metrics,
+// one column per verdict (its stored outcome), and the replay command.
+#pragma once
+
+#include <string>
+
+#include "reports/report_model.h"
+
+namespace ctte::reports {
+
+std::string RenderCsv(const ReportModel& model);
+
+}  // namespace ctte::reports

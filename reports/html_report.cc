@@ -1,0 +1,223 @@
+#include "reports/html_report.h"
+
+#include <map>
+
+#include "reports/svg_plot.h"
+#include "reports/text_format.h"
+
+namespace ctte::reports {
+namespace {
+
+const char* kStyle = R"css(
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
+h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:13px} th,td{padding:3px 8px;border-bottom:1px solid #eee;
+text-align:left;vertical-align:top} th{background:#f4f4f4;cursor:pointer}
+code{font:12px ui-monospace,monospace;background:#f6f6f6;padding:1px 3px}
+.status{font-weight:600} .s-green{color:#1a7f37} .s-red{color:#c62828} .s-invalid{color:#b26a00}
+.s-infra{color:#6a1b9a} .s-planned{color:#777}
+.counts span{margin-right:16px}
+.plots{display:flex;flex-wrap:wrap;gap:12px}
+svg.plot{background:#fff;border:1px solid #e4e4e4}
+svg .plot-title{font-size:13px;font-weight:600} svg .tick{font-size:11px;fill:#444}
+svg .axis-label{font-size:12px;fill:#333} svg .nodata{font-size:14px;fill:#999}
+svg .grid{stroke:#eee} svg .axis{stroke:#888} svg .mean{stroke:#000;stroke-width:2}
+svg .green{fill:#2e7d32} svg .red{fill:#c62828} svg .invalid{fill:#ef9a00}
+svg .infra{fill:#7b1fa2} svg .planned{fill:#bbb} svg .hist{fill:#1565c0}
+svg .dot{fill-opacity:.75}
+.evidence{white-space:pre-wrap;font:12px ui-monospace,monospace;max-width:640px}
+)css";
+
+// Sorts the run table by a clicked column (numbers numerically), then marks the page ready.
+const char* kScript = R"js(
+(function () {
+  var table = document.getElementById('runs-table');
+  if (table) {
+    var heads = table.querySelectorAll('th');
+    heads.forEach(function (th, col) {
+      th.addEventListener('click', function () {
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        var asc = th.getAttribute('data-dir') !== 'asc';
+        rows.sort(function (a, b) {
+          var x = a.cells[col].textContent, y = b.cells[col].textContent;
+          var nx = parseFloat(x), ny = parseFloat(y);
+          var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : x.localeCompare(y);
+          return asc ? c : -c;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+        th.setAttribute('data-dir', asc ? 'asc' : 'desc');
+      });
+    });
+  }
+  document.documentElement.setAttribute('data-ready', 'yes');
+})();
+)js";
+
+std::string E(const std::string& s) { return XmlEscape(s); }
+
+const char* StatusClass(db::RunStatus s) {
+  switch (s) {
+    case db::RunStatus::kGreen: return "green";
+    case db::RunStatus::kRed: return "red";
+    case db::RunStatus::kInvalid: return "invalid";
+    case db::RunStatus::kInfra: return "infra";
+    case db::RunStatus::kPlanned: return "planned";
+  }
+  return "planned";
+}
+
+std::string StatusCell(db::RunStatus s) {
+  return std::string("<td class=\"status s-") + StatusClass(s) + "\">" + db::RunStatusName(s) +
+         "</td>";
+}
+
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+std::string Plots(const ReportModel& m) {
+  std::string h = "<section id=\"plots\"><h2>Plots</h2><div class=\"plots\">\n";
+  const std::vector<Series> series = {
+      {"green", "green"}, {"red", "red"}, {"invalid", "invalid"}, {"infra", "infra"}};
+  for (const std::string& factor : m.factors) {
+    std::vector<BarRow> rows;
+    for (const FactorValueCounts& fc : m.factor_counts) {
+      if (fc.factor != factor) continue;
+      rows.push_back({fc.value, {fc.green, fc.red, fc.invalid, fc.infra}});
+    }
+    h += StackedBars("plot-factor-" + factor, "Run status by " + factor, series, rows) + "\n";
+  }
+
+  std::vector<StripColumn> bpi;
+  std::map<std::string, size_t> column_of;
+  std::vector<Point> loss;
+  std::vector<uint64_t> recovery;
+  for (const ReportRun& r : m.runs) {
+    const std::string who = "run " + std::to_string(r.index) + " (id " + std::to_string(r.id) +
+                            ", " + db::RunStatusName(r.status) + ")";
+    if (r.wire_bits_per_instruction && r.status != db::RunStatus::kInfra) {
+      const std::string wl = r.AxisValue("workload").empty() ? "?" : r.AxisValue("workload");
+      auto [it, added] = column_of.emplace(wl, bpi.size());
+      if (added) bpi.push_back({wl, {}});
+      bpi[it->second].points.push_back({0, *r.wire_bits_per_instruction, StatusClass(r.status),
+                                        who + ": " + Fixed(*r.wire_bits_per_instruction, 3) +
+                                            " bits per instruction"});
+    }
+    if (r.loss_fraction && r.sink_capacity) {
+      loss.push_back({*r.sink_capacity, *r.loss_fraction, StatusClass(r.status),
+                      who + ": sink capacity " + Fixed(*r.sink_capacity, 3) +
+                          " B/fabric cycle, loss " + Fixed(*r.loss_fraction * 100, 2) + "%"});
+    }
+    recovery.insert(recovery.end(), r.recovery_bytes.begin(), r.recovery_bytes.end());
+  }
+  h += StripPlot("plot-bpi", "Bits per instruction by workload (wire bits, 8 per byte)",
+                 "bits per instruction", bpi) + "\n";
+  h += ScatterPlot("plot-loss", "Loss fraction against sink capacity",
+                   "sink capacity (bytes per fabric cycle)", "lost / traced instructions", loss) +
+       "\n";
+  h += Histogram("plot-recovery", "Recovery distance (Error to anchor)", "bytes", recovery, 8) +
+       "\n";
+  return h + "</div></section>\n";
+}
+
+std::string VerdictTable(const ReportModel& m) {
+  std::string h = "<section id=\"verdicts\"><h2>Outcomes per verdict</h2><table>"
+                  "<thead><tr><th>verdict</th><th>pass</th><th>fail</th><th>n/a</th></tr>"
+                  "</thead><tbody>\n";
+  for (const VerdictTotals& t : m.verdict_totals) {
+    h += "<tr><td><a href=\"docs/verdicts.md#" + E(t.verdict) + "\">" + E(t.verdict) +
+         "</a></td><td>" + std::to_string(t.pass) + "</td><td>" + std::to_string(t.fail) +
+         "</td><td>" + std::to_string(t.not_applicable) + "</td></tr>\n";
+  }
+  if (m.verdict_totals.empty()) h += "<tr><td colspan=\"4\">no judged runs</td></tr>\n";
+  return h + "</tbody></table></section>\n";
+}
+
+std::string RedTable(const ReportModel& m) {
+  std::string h = "<section id=\"red-runs\"><h2>Red runs</h2><table id=\"red-table\">"
+                  "<thead><tr><th>run</th><th>index</th><th>seed</th><th>red verdicts</th>"
+                  "<th>evidence</th><th>replay</th></tr></thead><tbody>\n";
+  for (const ReportRun* r : m.RedRuns()) {
+    std::string names, evidence;
+    for (const ReportVerdict& v : r->verdicts) {
+      if (v.outcome != db::Outcome::kFail) continue;
+      names += (names.empty() ? "" : ", ") + v.verdict;
+      evidence += v.verdict + ": " + FirstLine(v.evidence) + "\n";
+    }
+    if (evidence.empty()) evidence = r->reason;
+    h += "<tr class=\"red-run\"><td>" + std::to_string(r->id) + "</td><td>" +
+         std::to_string(r->index) + "</td><td><code>" + Hex64(r->seed) + "</code></td><td>" +
+         E(names) + "</td><td class=\"evidence\">" + E(evidence) + "</td><td><code>" +
+         E(r->replay_command) + "</code></td></tr>\n";
+  }
+  if (m.RedRuns().empty()) h += "<tr><td colspan=\"6\">no red runs</td></tr>\n";
+  return h + "</tbody></table></section>\n";
+}
+
+std::string NotJudgedTable(const ReportModel& m) {
+  std::string h = "<section id=\"not-judged\"><h2>Invalid and infra runs</h2><table>"
+                  "<thead><tr><th>run</th><th>index</th><th>seed</th><th>status</th>"
+                  "<th>reason</th></tr></thead><tbody>\n";
+  size_t n = 0;
+  for (const ReportRun& r : m.runs) {
+    if (r.status != db::RunStatus::kInvalid && r.status != db::RunStatus::kInfra) continue;
+    ++n;
+    h += "<tr><td>" + std::to_string(r.id) + "</td><td>" + std::to_string(r.index) +
+         "</td><td><code>" + Hex64(r.seed) + "</code></td>" + StatusCell(r.status) +
+         "<td class=\"evidence\">" + E(r.reason) + "</td></tr>\n";
+  }
+  if (n == 0) h += "<tr><td colspan=\"5\">none</td></tr>\n";
+  return h + "</tbody></table></section>\n";
+}
+
+std::string RunRows(const ReportModel& m, const std::vector<ReportRun>& runs, bool replays) {
+  std::string h = "<thead><tr><th>run</th><th>index</th><th>seed</th><th>status</th>";
+  for (const std::string& f : m.factors) h += "<th>" + E(f) + "</th>";
+  h += "<th>bits/insn</th><th>loss</th><th>stream</th><th>wall ms</th></tr></thead><tbody>\n";
+  for (const ReportRun& r : runs) {
+    h += "<tr><td>" + std::to_string(r.id) + "</td><td>" + std::to_string(r.index) +
+         (r.twin_of ? " (twin of " + std::to_string(*r.twin_of) + ")" : "") + "</td><td><code>" +
+         Hex64(r.seed) + "</code></td>" + StatusCell(r.status);
+    for (const std::string& f : m.factors) h += "<td>" + E(r.AxisValue(f)) + "</td>";
+    h += "<td>" + Fixed(r.wire_bits_per_instruction, 3) + "</td><td>" +
+         (r.loss_fraction ? Fixed(*r.loss_fraction * 100, 2) + "%" : "") + "</td><td><code>" +
+         E(r.stream_sha256.substr(0, 12)) + "</code></td><td>" +
+         (r.wall_ms ? std::to_string(*r.wall_ms) : "") + "</td></tr>\n";
+  }
+  if (runs.empty()) h += std::string("<tr><td>") + (replays ? "no replays" : "no runs") +
+                         "</td></tr>\n";
+  return h + "</tbody>";
+}
+
+}  // namespace
+
+std::string RenderHtml(const ReportModel& m) {
+  const db::CampaignSummary& c = m.campaign;
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                  "<title>" + E("CTTE Lab report: " + c.name) + "</title><style>" + kStyle +
+                  "</style></head><body>\n";
+  h += "<section id=\"summary\"><h1>Campaign " + E(c.name) + "</h1><p>" + E(c.description) +
+       "</p><p>campaign id " + std::to_string(c.id) + ", seed <code>" + Hex64(c.seed) +
+       "</code>, spec sha256 <code>" + E(c.spec_sha256) + "</code>, created " + E(c.created_at) +
+       (m.db_path.empty() ? "" : ", database <code>" + E(m.db_path) + "</code>") + "</p>";
+  h += "<p class=\"counts\"><span>runs <b id=\"count-runs\">" + std::to_string(m.runs.size()) +
+       "</b></span>";
+  for (db::RunStatus s : {db::RunStatus::kGreen, db::RunStatus::kRed, db::RunStatus::kInvalid,
+                          db::RunStatus::kInfra, db::RunStatus::kPlanned}) {
+    h += std::string("<span class=\"s-") + StatusClass(s) + "\">" + db::RunStatusName(s) +
+         " <b id=\"count-" + db::RunStatusName(s) + "\">" + std::to_string(m.Count(s)) +
+         "</b></span>";
+  }
+  h += "</p></section>\n";
+  h += Plots(m);
+  h += VerdictTable(m);
+  h += RedTable(m);
+  h += NotJudgedTable(m);
+  h += "<section id=\"runs\"><h2>Runs</h2><table id=\"runs-table\">" + RunRows(m, m.runs, false) +
+       "</table></section>\n";
+  h += "<section id=\"replays\"><h2>Replays</h2><table>" + RunRows(m, m.replays, true) +
+       "</table></section>\n";
+  h += std::string("<script>") + kScript + "</script>\n</body></html>\n";
+  return h;
+}
+
+}  // namespace ctte::reports

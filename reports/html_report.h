@@ -1,0 +1,25 @@
+// HTML rendering of a ReportModel: one self-contained page (inline CSS, inline SVG, one small
+// inline script that makes the run table sortable; no external resources). Sections, each with
+// a stable id that tests look for:
+//   #summary      campaign identity and run counts by status
+//   #plots        svg#plot-factor-<factor> (run status by factor value, one per factor),
+//                 svg#plot-bpi (bits per instruction by workload),
+//                 svg#plot-loss (loss fraction against sink capacity),
+//                 svg#plot-recovery (recovery distance of loss episodes)
+//   #verdicts     outcome counts per verdict, linking docs/verdicts.md#<code>
+//   #red-runs     red runs: failed verdicts, evidence, replay command
+//   #not-judged   invalid and infra runs with their reason
+//   #runs         every run
+//   #replays      replays recorded for the campaign's runs
+// When the script has run, <html> carries data-ready="yes".
+#pragma once
+
+#include <string>
+
+#include "reports/report_model.h"
+
+namespace ctte::reports {
+
+std::string RenderHtml(const ReportModel& model);
+
+}  // namespace ctte::reports

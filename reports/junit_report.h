@@ -1,0 +1,15 @@
+// JUnit XML rendering of a ReportModel, for CI: one <testsuite> per campaign, one <testcase> per
+// run (name "run <index> seed <seed>", classname "<campaign>.<workload>"). A red run has a
+// <failure> whose message names the red verdicts and whose text holds their evidence and the
+// replay command; invalid and infra runs (and planned ones) are <skipped> with their reason.
+#pragma once
+
+#include <string>
+
+#include "reports/report_model.h"
+
+namespace ctte::reports {
+
+std::string RenderJUnit(const ReportModel& model);
+
+}  // namespace ctte::reports

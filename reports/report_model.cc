@@ -1,0 +1,243 @@
+// Building the ReportModel: one Campaigns() row, RunsOfCampaign(), VerdictsOfRun() per run; the
+// factor and verdict totals are counts over those rows (statuses and outcomes as stored). The
+// JSON columns are read with nlohmann/json; a malformed column is an error naming the run and
+// the column, never silently skipped.
+#include "reports/report_model.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+namespace ctte::reports {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Result<Json> ParseColumn(const std::string& text, int64_t run_id, const char* column) {
+  if (text.empty()) return Json();
+  try {
+    return Json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Corruption("run " + std::to_string(run_id) + ": " + column + ": " + e.what());
+  }
+}
+
+std::optional<double> Number(const Json& j, const char* key) {
+  if (!j.is_object()) return std::nullopt;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::optional<uint64_t> Unsigned(const Json& j, const char* key) {
+  if (!j.is_object()) return std::nullopt;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_unsigned()) return std::nullopt;
+  return it->get<uint64_t>();
+}
+
+std::optional<uint64_t> Clock(const db::ClockReading& c) {
+  if (c.read_back_hz) return c.read_back_hz;
+  if (c.programmed_hz) return c.programmed_hz;
+  return c.requested_hz;
+}
+
+// Mean share of sink cycles with ready=1 for the config's backpressure profile.
+std::optional<double> ReadyShare(const Json& config) {
+  if (!config.is_object() || !config.contains("backpressure")) return std::nullopt;
+  const Json& bp = config["backpressure"];
+  if (!bp.is_object() || !bp.contains("kind") || !bp["kind"].is_string()) return std::nullopt;
+  const std::string kind = bp["kind"].get<std::string>();
+  if (kind == "none") return 1.0;
+  if (kind == "uniform") {
+    auto p = Number(bp, "ready_percent");
+    if (!p) return std::nullopt;
+    return *p / 100.0;
+  }
+  if (kind == "bursty") return 0.5;  // ready and stalled blocks share one length distribution
+  return std::nullopt;
+}
+
+Status FillRun(db::Database& db, const db::RunRow& row, const ReportOptions& options,
+               ReportRun* out) {
+  const db::RunRecord& r = row.run;
+  out->id = row.id;
+  out->index = r.index;
+  out->seed = r.seed;
+  out->status = r.status;
+  out->image_name = r.image_name;
+  out->image_sha256 = r.image_sha256;
+  out->started_at = r.started_at;
+  out->wall_ms = r.wall_ms;
+  out->stream_sha256 = r.stream_sha256;
+  out->stream_size = r.stream_size;
+  out->fabric_hz = Clock(r.fabric);
+  out->sink_hz = Clock(r.sink);
+  out->replay_command = ReplayCommand(row.id, options.db_path);
+
+  Result<Json> config = ParseColumn(r.config_json, row.id, "config_json");
+  if (!config.ok()) return config.status();
+  if (config->is_object()) {
+    if (config->contains("axes") && (*config)["axes"].is_object()) {
+      for (const auto& [name, value] : (*config)["axes"].items()) {
+        out->axes.emplace_back(name, value.is_string() ? value.get<std::string>() : value.dump());
+      }
+    }
+    if (auto t = Unsigned(*config, "twin_of")) out->twin_of = *t;
+  }
+
+  Result<Json> metrics = ParseColumn(r.metrics_json, row.id, "metrics_json");
+  if (!metrics.ok()) return metrics.status();
+  const Json& m = *metrics;
+  if (m.is_object()) {
+    if (m.contains("status_reason") && m["status_reason"].is_string()) {
+      out->reason = m["status_reason"].get<std::string>();
+    }
+    out->wire_bits_per_instruction = Number(m, "wire_bits_per_instruction");
+    out->payload_bits_per_instruction = Number(m, "payload_bits_per_instruction");
+    out->reference_instructions = Unsigned(m, "reference_instructions");
+    auto announced = Unsigned(m, "announced_lost_instructions");
+    auto silent = Unsigned(m, "silent_lost_instructions");
+    if (announced || silent) out->lost_instructions = announced.value_or(0) + silent.value_or(0);
+    if (out->lost_instructions && out->reference_instructions && *out->reference_instructions) {
+      out->loss_fraction = static_cast<double>(*out->lost_instructions) /
+                           static_cast<double>(*out->reference_instructions);
+    }
+    if (m.contains("episodes") && m["episodes"].is_array()) {
+      for (const Json& e : m["episodes"]) {
+        const bool recovered = e.is_object() && e.value("recovered", false);
+        auto bytes = Unsigned(e, "recovery_bytes");
+        if (recovered && bytes) out->recovery_bytes.push_back(*bytes);
+        else ++out->unrecovered_episodes;
+      }
+    }
+  }
+  if (auto share = ReadyShare(*config); share && out->fabric_hz && out->sink_hz &&
+                                        *out->fabric_hz > 0) {
+    out->sink_capacity = static_cast<double>(*out->sink_hz) /
+                         static_cast<double>(*out->fabric_hz) * *share;
+  }
+
+  auto verdicts = db.VerdictsOfRun(row.id);
+  if (!verdicts.ok()) return verdicts.status();
+  for (const db::VerdictRecord& v : *verdicts) {
+    out->verdicts.push_back({v.verdict, v.outcome, v.evidence});
+  }
+  if (out->reason.empty() && r.status == db::RunStatus::kRed) {
+    for (const ReportVerdict& v : out->verdicts) {
+      if (v.outcome == db::Outcome::kFail) {
+        out->reason = v.verdict + ": " + v.evidence.substr(0, v.evidence.find('\n'));
+        break;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Result<db::CampaignSummary> FindCampaign(db::Database& db, const std::string& campaign) {
+  int64_t id = 0;
+  const char* end = campaign.data() + campaign.size();
+  const bool numeric =
+      !campaign.empty() && std::from_chars(campaign.data(), end, id).ptr == end;
+  auto rows = db.Campaigns(numeric ? "" : campaign);
+  if (!rows.ok()) return rows.status();
+  const db::CampaignSummary* found = nullptr;
+  for (const db::CampaignSummary& c : *rows) {
+    if (numeric ? c.id == id : true) found = &c;  // by name: the newest row (highest id)
+  }
+  if (found == nullptr) return Status::NotFound("no campaign " + campaign + " in the database");
+  return *found;
+}
+
+}  // namespace
+
+std::string ReportRun::AxisValue(const std::string& axis) const {
+  for (const auto& [name, value] : axes) {
+    if (name == axis) return value;
+  }
+  return "";
+}
+
+std::vector<std::string> ReportRun::FailedVerdicts() const {
+  std::vector<std::string> names;
+  for (const ReportVerdict& v : verdicts) {
+    if (v.outcome == db::Outcome::kFail) names.push_back(v.verdict);
+  }
+  return names;
+}
+
+uint64_t ReportModel::Count(db::RunStatus status) const {
+  return static_cast<uint64_t>(std::count_if(
+      runs.begin(), runs.end(), [status](const ReportRun& r) { return r.status == status; }));
+}
+
+std::vector<const ReportRun*> ReportModel::RedRuns() const {
+  std::vector<const ReportRun*> red;
+  for (const ReportRun& r : runs) {
+    if (r.status == db::RunStatus::kRed) red.push_back(&r);
+  }
+  return red;
+}
+
+std::string ReplayCommand(int64_t run_id, const std::string& db_path) {
+  std::string cmd = "ctte-lab replay " + std::to_string(run_id);
+  if (!db_path.empty()) cmd += " --db " + db_path;
+  return cmd;
+}
+
+Result<ReportModel> BuildReportModel(db::Database& db, const std::string& campaign,
+                                     const ReportOptions& options) {
+  ReportModel model;
+  model.db_path = options.db_path;
+  Result<db::CampaignSummary> c = FindCampaign(db, campaign);
+  if (!c.ok()) return c.status();
+  model.campaign = *c;
+  auto rows = db.RunsOfCampaign(model.campaign.id);
+  if (!rows.ok()) return rows.status();
+  for (const db::RunRow& row : *rows) {
+    ReportRun run;
+    CTTE_RETURN_IF_ERROR(FillRun(db, row, options, &run));
+    (row.run.replay_of ? model.replays : model.runs).push_back(std::move(run));
+  }
+  std::sort(model.replays.begin(), model.replays.end(),
+            [](const ReportRun& a, const ReportRun& b) { return a.id < b.id; });
+
+  // Factors in the order of the first run that names them; values sorted as text.
+  std::map<std::pair<size_t, std::string>, FactorValueCounts> counts;
+  for (const ReportRun& r : model.runs) {
+    for (const auto& [name, value] : r.axes) {
+      auto pos = std::find(model.factors.begin(), model.factors.end(), name);
+      if (pos == model.factors.end()) pos = model.factors.insert(model.factors.end(), name);
+      const size_t order = static_cast<size_t>(pos - model.factors.begin());
+      FactorValueCounts& fc = counts[{order, value}];
+      fc.factor = name;
+      fc.value = value;
+      switch (r.status) {
+        case db::RunStatus::kGreen: ++fc.green; break;
+        case db::RunStatus::kRed: ++fc.red; break;
+        case db::RunStatus::kInvalid: ++fc.invalid; break;
+        case db::RunStatus::kInfra: ++fc.infra; break;
+        case db::RunStatus::kPlanned: ++fc.planned; break;
+      }
+    }
+    for (const ReportVerdict& v : r.verdicts) {
+      auto t_it = std::find_if(model.verdict_totals.begin(), model.verdict_totals.end(),
+                               [&v](const VerdictTotals& t) { return t.verdict == v.verdict; });
+      if (t_it == model.verdict_totals.end()) {
+        t_it = model.verdict_totals.insert(model.verdict_totals.end(), VerdictTotals{v.verdict});
+      }
+      VerdictTotals& t = *t_it;
+      switch (v.outcome) {
+        case db::Outcome::kPass: ++t.pass; break;
+        case db::Outcome::kFail: ++t.fail; break;
+        case db::Outcome::kNotApplicable: ++t.not_applicable; break;
+      }
+    }
+  }
+  for (auto& [key, fc] : counts) model.factor_counts.push_back(std::move(fc));
+  return model;
+}
+
+}  // namespace ctte::reports

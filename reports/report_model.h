@@ -1,0 +1,104 @@
+// The result model of one campaign: everything the HTML, JUnit and CSV renderers show, built
+// from database rows only (house style 26). Renderers never compute verdicts: a run's status and
+// its verdict outcomes are what the runner stored; the model only reads them, groups runs by
+// factor value and pulls the plotted numbers out of each run's metrics_json.
+//
+// Threading: a ReportModel is a plain value; BuildReportModel uses the Database it is given from
+// the calling thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "db/database.h"
+#include "db/records.h"
+
+namespace ctte::reports {
+
+struct ReportVerdict {
+  std::string verdict;  ///< code name, e.g. "loss_accounting" (docs/verdicts.md#<name>)
+  db::Outcome outcome = db::Outcome::kNotApplicable;
+  std::string evidence;
+};
+
+/// One run of the campaign (replays are listed separately).
+struct ReportRun {
+  int64_t id = 0;
+  uint64_t index = 0;
+  uint64_t seed = 0;
+  db::RunStatus status = db::RunStatus::kPlanned;
+  /// Why the run is not green: the stored status_reason, else the first failed verdict.
+  std::string reason;
+  std::vector<std::pair<std::string, std::string>> axes;  ///< config_json "axes", in order
+  std::optional<uint64_t> twin_of;
+  std::string image_name, image_sha256;
+  std::string started_at;
+  std::optional<int64_t> wall_ms;
+  std::string stream_sha256;
+  std::optional<uint64_t> stream_size;
+  std::optional<uint64_t> fabric_hz, sink_hz;  ///< read back (else programmed, else requested)
+
+  // From metrics_json (absent when the run was not judged).
+  std::optional<double> wire_bits_per_instruction;
+  std::optional<double> payload_bits_per_instruction;
+  std::optional<uint64_t> reference_instructions;
+  std::optional<uint64_t> lost_instructions;  ///< announced + silent
+  /// lost / reference instructions.
+  std::optional<double> loss_fraction;
+  /// Sink bytes offered per fabric cycle: sink_hz / fabric_hz times the mean ready share of the
+  /// backpressure profile (1 for none, p/100 for uniform:p, 1/2 for bursty).
+  std::optional<double> sink_capacity;
+  std::vector<uint64_t> recovery_bytes;  ///< per recovered loss episode: Error to anchor, bytes
+  uint64_t unrecovered_episodes = 0;
+
+  std::vector<ReportVerdict> verdicts;
+  std::string replay_command;
+
+  std::string AxisValue(const std::string& axis) const;
+  std::vector<std::string> FailedVerdicts() const;
+};
+
+/// Runs per value of one factor, by status.
+struct FactorValueCounts {
+  std::string factor, value;
+  uint64_t green = 0, red = 0, invalid = 0, infra = 0, planned = 0;
+  uint64_t runs() const { return green + red + invalid + infra + planned; }
+};
+
+/// Outcomes of one verdict over the campaign's runs.
+struct VerdictTotals {
+  std::string verdict;
+  uint64_t pass = 0, fail = 0, not_applicable = 0;
+};
+
+struct ReportModel {
+  db::CampaignSummary campaign;
+  std::string db_path;               ///< as named in replay commands
+  std::vector<std::string> factors;  ///< axis names, in config order
+  std::vector<ReportRun> runs;       ///< by index
+  std::vector<ReportRun> replays;    ///< rows with replay_of set, by id
+  std::vector<FactorValueCounts> factor_counts;  ///< by factor (config order), then value
+  std::vector<VerdictTotals> verdict_totals;     ///< in the order runs list them
+
+  uint64_t Count(db::RunStatus status) const;
+  std::vector<const ReportRun*> RedRuns() const;
+};
+
+struct ReportOptions {
+  /// Written into replay commands ("ctte-lab replay 17 --db out/ctte.db"); "" leaves --db out.
+  std::string db_path;
+};
+
+/// The campaign: a numeric id, or a name (the newest campaign row with that name).
+/// NotFound names the database when there is no such campaign.
+Result<ReportModel> BuildReportModel(db::Database& db, const std::string& campaign,
+                                     const ReportOptions& options);
+
+/// "ctte-lab replay 17 --db out/ctte.db".
+std::string ReplayCommand(int64_t run_id, const std::string& db_path);
+
+}  // namespace ctte::reports

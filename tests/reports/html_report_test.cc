@@ -1,0 +1,138 @@
+// The HTML report, checked as text and in a real headless browser (Debian's chromium): the page
+// loads, its script runs without an error, and the DOM holds every plot and the red-run table.
+#include "reports/html_report.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/reports/report_fixture.h"
+
+namespace ctte::reports {
+namespace {
+
+ReportModel FixtureModel() {
+  const std::string path = testing::FreshPath(".db");
+  testing::WriteFixture(path);
+  auto d = db::Database::Open(path);
+  EXPECT_TRUE(d.ok());
+  auto m = BuildReportModel(**d, "fixture", ReportOptions{.db_path = "out/ctte.db"});
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return *m;
+}
+
+size_t CountOf(const std::string& haystack, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = 0; (p = haystack.find(needle, p)) != std::string::npos; p += needle.size()) ++n;
+  return n;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string FindChromium() {
+  if (const char* env = std::getenv("CTTE_CHROMIUM"); env && *env) return env;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    for (const char* name : {"chromium", "chromium-browser"}) {
+      const std::filesystem::path p = std::filesystem::path(dir) / name;
+      if (std::filesystem::exists(p)) return p.string();
+    }
+  }
+  return "";
+}
+
+struct BrowserResult {
+  int exit_code = -1;
+  std::string dom;
+  std::string console_errors;  ///< "Uncaught ..." lines from the page's console
+};
+
+// Loads `html` from a file in a fresh profile and dumps the DOM after the load event.
+BrowserResult LoadInBrowser(const std::string& chromium, const std::string& html) {
+  std::string templ = ::testing::TempDir() + "ctte_reports_browser_XXXXXX";
+  const char* made = mkdtemp(templ.data());
+  EXPECT_NE(made, nullptr) << "mkdtemp " << templ;
+  const std::string dir = templ;
+  const std::string page = dir + "/report.html";
+  std::ofstream(page, std::ios::binary) << html;
+  const std::string cmd =
+      "timeout 120 '" + chromium +
+      "' --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+      " --disable-background-networking --disable-component-update --disable-sync"
+      " --enable-logging=stderr --v=0 --user-data-dir='" + dir + "/profile' --dump-dom 'file://" +
+      page + "' > '" + dir + "/dom.html' 2> '" + dir + "/stderr.txt'";
+  BrowserResult r;
+  const int rc = std::system(cmd.c_str());
+  r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.dom = Slurp(dir + "/dom.html");
+  std::stringstream err(Slurp(dir + "/stderr.txt"));
+  for (std::string line; std::getline(err, line);) {
+    if (line.find("CONSOLE") != std::string::npos &&
+        (line.find("Uncaught") != std::string::npos || line.find("Error") != std::string::npos)) {
+      r.console_errors += line + "\n";
+    }
+  }
+  std::error_code ec;  // the profile may still be in use by an exiting helper process
+  std::filesystem::remove_all(dir, ec);
+  return r;
+}
+
+TEST(HtmlReportTest, PageIsSelfContained) {
+  const std::string html = RenderHtml(FixtureModel());
+  EXPECT_EQ(html.find(" src="), std::string::npos);
+  EXPECT_EQ(html.find("href=\"http"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(CountOf(html, "<svg "), 4u + 3u);  // one per factor, then three metric plots
+}
+
+TEST(HtmlReportTest, RedRunTableHasReplayCommandsAndEscapedEvidence) {
+  const std::string html = RenderHtml(FixtureModel());
+  EXPECT_EQ(CountOf(html, "<tr class=\"red-run\">"), 2u);
+  EXPECT_NE(html.find("<code>ctte-lab replay 2 --db out/ctte.db</code>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;main+0x44&gt; &amp;"), std::string::npos);
+}
+
+TEST(HtmlReportTest, HeadlessChromiumRendersPlotsAndRedRunsWithoutScriptErrors) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "chromium is not installed (scripts/setup installs it; or set CTTE_CHROMIUM)";
+  }
+  BrowserResult r = LoadInBrowser(chromium, RenderHtml(FixtureModel()));
+  ASSERT_EQ(r.exit_code, 0) << r.dom;
+  EXPECT_EQ(r.console_errors, "");
+  EXPECT_NE(r.dom.find("data-ready=\"yes\""), std::string::npos) << "the page script did not run";
+  for (const char* id : {"plot-factor-overflow_regime", "plot-factor-backpressure",
+                         "plot-factor-mode", "plot-factor-workload", "plot-bpi", "plot-loss",
+                         "plot-recovery"}) {
+    EXPECT_NE(r.dom.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
+  }
+  EXPECT_EQ(CountOf(r.dom, "class=\"red-run\""), 2u);
+  EXPECT_NE(r.dom.find("ctte-lab replay 6 --db out/ctte.db"), std::string::npos);
+  // Marks inside the plots: dots for 4 judged runs with bits/insn, 2 loss points, 1 of each bin.
+  EXPECT_GE(CountOf(r.dom, "class=\"dot "), 4u + 4u);
+  EXPECT_GE(CountOf(r.dom, "class=\"bar hist\""), 1u);
+}
+
+// The browser check itself must be able to fail: a page whose script throws is reported.
+TEST(HtmlReportTest, ScriptErrorIsReported_bad) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed";
+  BrowserResult r = LoadInBrowser(
+      chromium, "<!DOCTYPE html><html><body><script>notDefinedAnywhere();</script></body></html>");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.console_errors.find("Uncaught ReferenceError"), std::string::npos)
+      << "a throwing script went unnoticed";
+  EXPECT_EQ(r.dom.find("data-ready"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ctte::reports

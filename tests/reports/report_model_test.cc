@@ -1,0 +1,96 @@
+#include "reports/report_model.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/reports/report_fixture.h"
+
+namespace ctte::reports {
+namespace {
+
+using testing::FreshPath;
+using testing::WriteFixture;
+
+class ReportModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = FreshPath(".db");
+    campaign_id_ = WriteFixture(path_);
+    auto d = db::Database::Open(path_);
+    ASSERT_TRUE(d.ok());
+    db_ = std::move(*d);
+  }
+  ReportModel Build(const std::string& campaign) {
+    auto m = BuildReportModel(*db_, campaign, ReportOptions{.db_path = "out/ctte.db"});
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return m.ok() ? *m : ReportModel{};
+  }
+  std::string path_;
+  int64_t campaign_id_ = 0;
+  std::unique_ptr<db::Database> db_;
+};
+
+TEST_F(ReportModelTest, CountsStoredStatusesAndKeepsReplaysApart) {
+  ReportModel m = Build("fixture");
+  EXPECT_EQ(m.runs.size(), 6u);
+  EXPECT_EQ(m.replays.size(), 1u);
+  EXPECT_EQ(m.Count(db::RunStatus::kGreen), 2u);
+  EXPECT_EQ(m.Count(db::RunStatus::kRed), 2u);
+  EXPECT_EQ(m.Count(db::RunStatus::kInvalid), 1u);
+  EXPECT_EQ(m.Count(db::RunStatus::kInfra), 1u);
+  ASSERT_EQ(m.RedRuns().size(), 2u);
+  EXPECT_EQ(m.RedRuns()[1]->FailedVerdicts(),
+            (std::vector<std::string>{"post_recovery_losslessness", "flush_completeness"}));
+}
+
+TEST_F(ReportModelTest, CampaignByIdEqualsCampaignByName) {
+  ReportModel by_name = Build("fixture");
+  ReportModel by_id = Build(std::to_string(campaign_id_));
+  EXPECT_EQ(by_id.campaign.id, by_name.campaign.id);
+  EXPECT_EQ(by_id.runs.size(), by_name.runs.size());
+}
+
+TEST_F(ReportModelTest, UnknownCampaignIsNotFound) {
+  auto m = BuildReportModel(*db_, "nosuch", ReportOptions{});
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), Status::Code::kNotFound);
+  EXPECT_NE(m.status().message().find("nosuch"), std::string::npos);
+}
+
+TEST_F(ReportModelTest, FactorCountsFollowConfigOrderAndStatuses) {
+  ReportModel m = Build("fixture");
+  EXPECT_EQ(m.factors, (std::vector<std::string>{"overflow_regime", "backpressure", "mode",
+                                                 "workload"}));
+  const FactorValueCounts* saturating = nullptr;
+  for (const auto& fc : m.factor_counts) {
+    if (fc.factor == "overflow_regime" && fc.value == "saturating") saturating = &fc;
+  }
+  ASSERT_NE(saturating, nullptr);
+  EXPECT_EQ(saturating->red, 2u);
+  EXPECT_EQ(saturating->green, 0u);
+}
+
+TEST_F(ReportModelTest, ReasonComesFromStoredReasonOrFirstFailedVerdict) {
+  ReportModel m = Build("fixture");
+  EXPECT_EQ(m.runs[2].reason,
+            "capture ring wrapped: 2000000 bytes received, ring holds 1048576");
+  EXPECT_EQ(m.runs[3].reason, "board died: signal 9 (SIGKILL)");
+  EXPECT_EQ(m.runs[5].reason,
+            "post_recovery_losslessness: after Error at byte 77: next message is not an anchor");
+  EXPECT_TRUE(m.runs[0].reason.empty());
+}
+
+TEST_F(ReportModelTest, MetricsGiveLossFractionCapacityAndRecovery) {
+  ReportModel m = Build("fixture");
+  const ReportRun& r = m.runs[1];
+  ASSERT_TRUE(r.loss_fraction.has_value());
+  EXPECT_DOUBLE_EQ(*r.loss_fraction, 0.25);
+  ASSERT_TRUE(r.sink_capacity.has_value());
+  EXPECT_DOUBLE_EQ(*r.sink_capacity, 0.25);  // 50 MHz / 100 MHz, half the cycles ready
+  EXPECT_EQ(r.recovery_bytes, (std::vector<uint64_t>{12, 40}));
+  EXPECT_EQ(r.unrecovered_episodes, 1u);
+  EXPECT_EQ(m.runs[4].twin_of, 3u);
+  EXPECT_EQ(m.runs[0].replay_command, "ctte-lab replay 1 --db out/ctte.db");
+}
+
+}  // namespace
+}  // namespace ctte::reports

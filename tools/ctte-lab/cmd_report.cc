@@ -1,0 +1,93 @@
+// `ctte-lab report CAMPAIGN`: one result model (reports/report_model.h) rendered as HTML, JUnit
+// XML and CSV. CAMPAIGN is a campaign id or name (the newest campaign row with that name).
+// Without any of --html/--junit/--csv it writes all three to out/reports/<name>.{html,xml,csv}.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "base/files.h"
+#include "db/database.h"
+#include "reports/csv_report.h"
+#include "reports/html_report.h"
+#include "reports/junit_report.h"
+#include "reports/report_model.h"
+#include "tools/ctte-lab/command.h"
+
+namespace ctte::cli {
+namespace {
+
+struct ReportFlags {
+  std::string campaign;
+  std::string db_path = "out/ctte.db";
+  std::string html, junit, csv;
+};
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "ctte-lab report: %s\n", s.ToString().c_str());
+  return kExitUsage;
+}
+
+Status Write(const std::string& path, const std::string& text) {
+  std::filesystem::path p(path);
+  if (p.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(p.parent_path(), ec);
+    if (ec) return Status::IOError(p.parent_path().string() + ": " + ec.message());
+  }
+  return WriteFileAtomic(path, text);
+}
+
+int RunReport(ReportFlags f) {
+  if (!std::filesystem::exists(f.db_path)) {
+    return Fail(Status::NotFound("no database at " + f.db_path));
+  }
+  auto db = db::Database::Open(f.db_path);
+  if (!db.ok()) return Fail(db.status());
+  reports::ReportOptions options;
+  options.db_path = f.db_path;
+  Result<reports::ReportModel> model = reports::BuildReportModel(**db, f.campaign, options);
+  if (!model.ok()) return Fail(model.status());
+  if (f.html.empty() && f.junit.empty() && f.csv.empty()) {
+    const std::string base = "out/reports/" + model->campaign.name;
+    f.html = base + ".html";
+    f.junit = base + ".xml";
+    f.csv = base + ".csv";
+  }
+  const struct {
+    const std::string& path;
+    std::string (*render)(const reports::ReportModel&);
+    const char* what;
+  } outputs[] = {{f.html, reports::RenderHtml, "html"},
+                 {f.junit, reports::RenderJUnit, "junit"},
+                 {f.csv, reports::RenderCsv, "csv"}};
+  for (const auto& o : outputs) {
+    if (o.path.empty()) continue;
+    if (Status s = Write(o.path, o.render(*model)); !s.ok()) return Fail(s);
+    std::printf("%-6s %s\n", o.what, o.path.c_str());
+  }
+  std::printf("campaign %s (id %lld): %zu runs, %llu green, %llu red, %llu invalid, %llu infra\n",
+              model->campaign.name.c_str(), static_cast<long long>(model->campaign.id),
+              model->runs.size(),
+              static_cast<unsigned long long>(model->Count(db::RunStatus::kGreen)),
+              static_cast<unsigned long long>(model->Count(db::RunStatus::kRed)),
+              static_cast<unsigned long long>(model->Count(db::RunStatus::kInvalid)),
+              static_cast<unsigned long long>(model->Count(db::RunStatus::kInfra)));
+  return kExitOk;
+}
+
+const Registrar kRegistrar{Command{
+    "report", "Render a campaign's results as HTML (with plots), JUnit XML and CSV", 65,
+    [](CLI::App& sub) -> std::function<int()> {
+      auto f = std::make_shared<ReportFlags>();
+      sub.add_option("campaign", f->campaign, "campaign id or name")->required();
+      sub.add_option("--db", f->db_path, "database file (default out/ctte.db)");
+      sub.add_option("--html", f->html, "write the HTML page here");
+      sub.add_option("--junit", f->junit, "write JUnit XML here");
+      sub.add_option("--csv", f->csv, "write CSV here");
+      return [f] { return RunReport(*f); };
+    }}};
+
+}  // namespace
+}  // namespace ctte::cli

@@ -1,0 +1,158 @@
+// `ctte-lab show RUN`: one stored run (docs/db-schema.md): its config, clocks, image, stream,
+// verdicts with evidence, and the command that replays it. Reads the database only.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "db/database.h"
+#include "runner/run_config.h"
+#include "tools/ctte-lab/command.h"
+
+namespace ctte::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct ShowFlags {
+  int64_t run_id = 0;
+  std::string db_path = "out/ctte.db";
+  bool json = false;
+};
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "ctte-lab show: %s\n", s.ToString().c_str());
+  return kExitUsage;
+}
+
+Json ParsedOrNull(const std::string& text) {
+  if (text.empty()) return Json();
+  try {
+    return Json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    return Json(text);  // shown as stored
+  }
+}
+
+Json ClockJson(const db::ClockReading& c) {
+  const auto v = [](const std::optional<uint64_t>& x) { return x ? Json(*x) : Json(); };
+  return Json{{"requested_hz", v(c.requested_hz)}, {"programmed_hz", v(c.programmed_hz)},
+              {"read_back_hz", v(c.read_back_hz)}};
+}
+
+std::string Hz(const std::optional<uint64_t>& v) {
+  return v ? std::to_string(*v) : std::string("-");
+}
+
+int RunShow(const ShowFlags& f) {
+  if (!std::filesystem::exists(f.db_path)) {
+    return Fail(Status::NotFound("no database at " + f.db_path));
+  }
+  auto db = db::Database::Open(f.db_path);
+  if (!db.ok()) return Fail(db.status());
+  auto row = (*db)->RunById(f.run_id);
+  if (!row.ok()) return Fail(Status::NotFound(row.status().message() + " in " + f.db_path));
+  auto verdicts = (*db)->VerdictsOfRun(f.run_id);
+  if (!verdicts.ok()) return Fail(verdicts.status());
+  auto stream = (*db)->StreamOfRun(f.run_id);
+  const bool bytes_kept = stream.ok();
+  const db::RunRecord& r = row->run;
+  const Json config = ParsedOrNull(r.config_json);
+  const Json metrics = ParsedOrNull(r.metrics_json);
+  const std::string reason = metrics.is_object() && metrics.contains("status_reason")
+                                 ? metrics["status_reason"].get<std::string>()
+                                 : "";
+  const std::string replay =
+      "ctte-lab replay " + std::to_string(row->id) + " --db " + f.db_path;
+
+  if (f.json) {
+    Json j;
+    j["id"] = row->id;
+    j["campaign"] = row->campaign_name;
+    j["campaign_id"] = r.campaign_id;
+    j["index"] = r.index;
+    j["seed"] = runner::SeedHex(r.seed);
+    j["status"] = db::RunStatusName(r.status);
+    j["reason"] = reason;
+    j["replay_of"] = r.replay_of ? Json(*r.replay_of) : Json();
+    j["config"] = config;
+    j["image"] = {{"name", r.image_name}, {"sha256", r.image_sha256}};
+    j["board_id"] = r.board_id ? Json(*r.board_id) : Json();
+    j["clocks"] = {{"fabric", ClockJson(r.fabric)}, {"sink", ClockJson(r.sink)}};
+    j["started_at"] = r.started_at;
+    j["wall_ms"] = r.wall_ms ? Json(*r.wall_ms) : Json();
+    j["stream"] = {{"sha256", r.stream_sha256},
+                   {"size", r.stream_size ? Json(*r.stream_size) : Json()},
+                   {"bytes_stored", bytes_kept}};
+    Json vs = Json::array();
+    for (const db::VerdictRecord& v : *verdicts) {
+      vs.push_back({{"verdict", v.verdict}, {"outcome", db::OutcomeName(v.outcome)},
+                    {"evidence", v.evidence}, {"metrics", ParsedOrNull(v.metrics_json)},
+                    {"doc", "docs/verdicts.md#" + v.verdict}});
+    }
+    j["verdicts"] = vs;
+    j["counters"] = ParsedOrNull(r.counters_json);
+    j["metrics"] = metrics;
+    j["replay"] = replay;
+    std::printf("%s\n", j.dump(2).c_str());
+    return kExitOk;
+  }
+
+  std::printf("run %" PRId64 ": campaign %s (id %" PRId64 ") index %" PRIu64 ", seed %s\n",
+              row->id, row->campaign_name.c_str(), r.campaign_id, r.index,
+              runner::SeedHex(r.seed).c_str());
+  std::printf("status:  %s%s%s\n", db::RunStatusName(r.status), reason.empty() ? "" : ": ",
+              reason.c_str());
+  if (r.replay_of) std::printf("replay of run %" PRId64 "\n", *r.replay_of);
+  if (config.is_object() && config.contains("twin_of") && !config["twin_of"].is_null()) {
+    std::printf("twin of index %s (determinism pair)\n", config["twin_of"].dump().c_str());
+  }
+  if (config.is_object() && config.contains("axes")) {
+    std::printf("axes:   ");
+    for (const auto& [k, v] : config["axes"].items()) {
+      std::printf(" %s=%s", k.c_str(), v.is_string() ? v.get<std::string>().c_str() : v.dump().c_str());
+    }
+    std::printf("\n");
+  }
+  std::printf("config:  %s\n", r.config_json.c_str());
+  std::printf("image:   %s sha256 %s\n", r.image_name.c_str(),
+              r.image_sha256.empty() ? "-" : r.image_sha256.c_str());
+  std::printf("board:   %s\n", r.board_id ? std::to_string(*r.board_id).c_str() : "-");
+  std::printf("clocks:  fabric requested %s, programmed %s, read back %s Hz\n",
+              Hz(r.fabric.requested_hz).c_str(), Hz(r.fabric.programmed_hz).c_str(),
+              Hz(r.fabric.read_back_hz).c_str());
+  std::printf("         sink   requested %s, programmed %s, read back %s Hz\n",
+              Hz(r.sink.requested_hz).c_str(), Hz(r.sink.programmed_hz).c_str(),
+              Hz(r.sink.read_back_hz).c_str());
+  std::printf("stream:  %s bytes, sha256 %s%s\n", Hz(r.stream_size).c_str(),
+              r.stream_sha256.empty() ? "-" : r.stream_sha256.c_str(),
+              bytes_kept ? " (bytes stored)" : " (digest only)");
+  std::printf("started: %s, %s ms\n", r.started_at.c_str(),
+              r.wall_ms ? std::to_string(*r.wall_ms).c_str() : "-");
+  std::printf("verdicts:\n");
+  for (const db::VerdictRecord& v : *verdicts) {
+    std::string ev = v.evidence;
+    for (size_t p = 0; (p = ev.find('\n', p)) != std::string::npos; p += 2) ev.replace(p, 1, "\n      ");
+    std::printf("  %-27s %-5s %s\n", v.verdict.c_str(), db::OutcomeName(v.outcome), ev.c_str());
+  }
+  if (verdicts->empty()) std::printf("  (none: the run was not judged)\n");
+  std::printf("replay:  %s\n", replay.c_str());
+  return kExitOk;
+}
+
+const Registrar kRegistrar{Command{
+    "show", "Show one stored run: config, clocks, image, verdicts with evidence, replay command",
+    62,
+    [](CLI::App& sub) -> std::function<int()> {
+      auto f = std::make_shared<ShowFlags>();
+      sub.add_option("run", f->run_id, "run id (runs.id)")->required();
+      sub.add_option("--db", f->db_path, "database file (default out/ctte.db)");
+      sub.add_flag("--json", f->json, "print JSON");
+      return [f] { return RunShow(*f); };
+    }}};
+
+}  // namespace
+}  // namespace ctte::cli
