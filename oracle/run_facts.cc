@@ -1,0 +1,149 @@
+// Builders of the judges' inputs: the reference run (ISS + reference encoder with the same
+// window edges) and the decoded stream (reader + reconstruction, problems recorded).
+#include "oracle/run_facts.h"
+
+#include "oracle/ntrace_reader.h"
+
+namespace ctte::oracle {
+
+uint64_t Expected::InWindowInstructions() const {
+  uint64_t n = 0;
+  for (const ExpectedWindow& w : windows) n += w.end - w.begin;
+  return n;
+}
+
+uint64_t Expected::InWindowHalfwords() const {
+  uint64_t n = 0;
+  for (const ExpectedWindow& w : windows) {
+    for (uint64_t i = w.begin; i < w.end; ++i) n += halfwords[i];
+  }
+  return n;
+}
+
+Expected BuildExpected(const ProgramImage& image, const ExpectedOptions& options,
+                       std::vector<uint64_t>* edge_beats) {
+  Expected e;
+  e.image = &image;
+  e.mode = options.encoder.mode;
+  e.sync_mode = options.encoder.sync_mode;
+  e.stopped = options.stop_at_end;
+  std::vector<RetirementEdge> edges = options.edges;
+  if (edges.empty()) edges.push_back(RetirementEdge{0, true});
+  if (edge_beats != nullptr) edge_beats->assign(edges.size(), 0);
+
+  ReferenceEncoder enc(options.encoder);
+  Iss iss(image, options.iss);
+  bool tracing = false;
+  bool closed_before = false;
+  size_t next = 0;
+  uint64_t beat = 0;
+  const auto apply = [&](const RetirementEdge& edge) {
+    const uint64_t retired = e.pcs.size();
+    if (edge.open && !tracing) {
+      enc.Open();
+      tracing = true;
+      ExpectedWindow w;
+      w.begin = w.end = retired;
+      w.begin_beat = w.end_beat = beat;
+      w.after_pause = closed_before;
+      e.windows.push_back(w);
+    } else if (!edge.open && tracing) {
+      enc.Close();
+      tracing = false;
+      closed_before = true;
+      e.windows.back().end = retired;
+      e.windows.back().end_beat = beat;
+    }
+  };
+  Retired r;
+  while (iss.Step(&r)) {
+    while (next < edges.size() && edges[next].at <= e.pcs.size()) {
+      if (edge_beats != nullptr) (*edge_beats)[next] = beat;
+      apply(edges[next++]);
+    }
+    if (tracing) {
+      ExpectedWindow& w = e.windows.back();
+      if (!w.has_beats) {
+        w.has_beats = true;
+        w.open_pc = r.pc;
+      }
+    }
+    enc.Beat(r);
+    if (r.retires) {
+      e.pcs.push_back(r.pc);
+      e.halfwords.push_back(r.iretire());
+    }
+    ++beat;
+  }
+  while (next < edges.size()) {
+    if (edge_beats != nullptr) (*edge_beats)[next] = beat;
+    apply(edges[next++]);
+  }
+  if (tracing) {
+    e.windows.back().end = e.pcs.size();
+    e.windows.back().end_beat = beat;
+    if (options.stop_at_end) enc.Close();
+  }
+  e.beats = beat;
+  e.retired = e.pcs.size();
+  switch (iss.stop_reason()) {
+    case StopReason::kExited: e.core_stop = "exited"; break;
+    case StopReason::kMaxInstructions: e.core_stop = "max_instructions"; break;
+    case StopReason::kFatal: e.core_stop = "fatal: " + iss.fatal_message(); break;
+    case StopReason::kRunning: e.core_stop = "running"; break;
+  }
+  e.reference_stream = enc.bytes();
+  return e;
+}
+
+namespace {
+
+class Collector : public MessageReader::Reporter {
+ public:
+  Collector(Reconstructor* r, std::vector<StreamProblem>* problems)
+      : r_(r), problems_(problems) {}
+  void Corruption(uint64_t offset, uint64_t bytes, const std::string& reason) override {
+    problems_->push_back(StreamProblem{offset, bytes, reason, false});
+    r_->OnCorruption(offset, reason);
+  }
+  void Skipped(const Message& msg, const std::string& reason) override {
+    problems_->push_back(StreamProblem{msg.offset, msg.size, reason, true});
+  }
+
+ private:
+  Reconstructor* r_;
+  std::vector<StreamProblem>* problems_;
+};
+
+}  // namespace
+
+DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImage& image,
+                               TraceMode mode) {
+  DecodedStream d;
+  d.bytes.assign(bytes.begin(), bytes.end());
+  CollectingSink sink;
+  ReconstructOptions ro;
+  ro.mode = mode == TraceMode::kHtm ? ReconstructOptions::Mode::kHtm
+                                    : ReconstructOptions::Mode::kBtm;
+  Reconstructor rec(image, ro, &sink);
+  Collector collector(&rec, &d.problems);
+  MessageReader reader(std::span<const uint8_t>(d.bytes), &collector);
+  Message msg;
+  while (reader.Next(&msg)) {
+    d.messages.push_back(msg);
+    rec.OnMessage(msg);
+  }
+  rec.Finish();
+  d.pcs = std::move(sink.pcs_);
+  d.markers = std::move(sink.markers_);
+  // End-of-message bytes (MSEO 11), not counting idles (0xFF between messages).
+  bool boundary = true;
+  for (uint8_t b : d.bytes) {
+    if (boundary && b == 0xFF) continue;
+    boundary = (b & 3) == 3;
+    if (boundary) ++d.framed_messages;
+  }
+  return d;
+}
+
+}  // namespace ctte::oracle
