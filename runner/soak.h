@@ -1,0 +1,84 @@
+// The soak runner: a campaign on N simulated boards in parallel, every run stored in the
+// database in its own transaction (DESIGN.md sections 1, 6 and 7).
+//
+// Contract:
+//  - Run i is Draw(spec, i); its result is RecordRun()'s one transaction (run row, verdicts, and
+//    stream bytes for red and invalid runs, or for all with store_all_streams). A kill at any
+//    moment therefore loses no committed run and leaves no half run.
+//  - Resume: the runs already finished in the campaign row are skipped; every other index is
+//    drawn and run exactly as the uninterrupted campaign would have (Draw is a pure function).
+//  - A determinism twin (Draw sets twin_of) starts only after the run it repeats finished, on
+//    another board when there is one; it is judged against that run's capture (PlaybackBoard),
+//    or, after a resume lost it, against a fresh run of the same plan on this board.
+//  - An infra outcome is retried once on a respawned board, then stored as infra.
+//  - Each board is a RemoteBoard child process (`ctte-board --stdio`) driven by one thread;
+//    each thread has its own Database connection.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "db/records.h"
+#include "lab/remote_board.h"
+#include "runner/execute.h"
+
+namespace ctte::runner {
+
+struct SoakOptions {
+  std::string spec_path;
+  std::optional<uint64_t> runs;            ///< overrides the spec's runs / budget
+  std::optional<uint64_t> budget_seconds;  ///< overrides the spec's runs / budget
+  unsigned boards = 1;
+  std::string db_path = "out/ctte.db";
+  std::string resume;                      ///< campaign id or name; "" = a new campaign
+  bool store_all_streams = false;
+  ExecuteOptions execute;
+  lab::RemoteBoardOptions board;
+};
+
+struct SoakCounts {
+  uint64_t done = 0, green = 0, red = 0, invalid = 0, infra = 0;
+  uint64_t retried = 0;  ///< infra outcomes retried on a fresh board
+};
+
+/// One finished run, as reported to the progress callback.
+struct SoakRunEvent {
+  uint64_t index = 0;
+  uint64_t seed = 0;
+  int64_t run_id = 0;
+  unsigned board = 0;             ///< 0-based board slot
+  db::RunStatus status = db::RunStatus::kInfra;
+  std::string reason;
+  std::optional<uint64_t> twin_of;
+  double wall_seconds = 0;
+  SoakCounts counts;              ///< after this run (this session)
+  uint64_t total = 0;             ///< runs this session will do; 0 under a time budget
+  double elapsed_seconds = 0;
+};
+
+struct SoakSummary {
+  int64_t campaign_id = 0;
+  std::string campaign_name;
+  uint64_t skipped_done = 0;      ///< runs already finished before this session (resume)
+  SoakCounts counts;              ///< this session
+  SoakCounts campaign;            ///< the whole campaign row after this session
+  uint64_t deploys = 0;           ///< image deploys over all boards
+  double elapsed_seconds = 0;
+  std::string fatal;              ///< why the soak stopped early ("" = it did not)
+};
+
+/// The run row stored for an outcome: ToRunRecord() with the status reason added to
+/// metrics_json as "status_reason" (the run row has no column of its own for it). The caller
+/// sets campaign_id, board_id, started_at and replay_of.
+db::RunRecord StoredRunRecord(const RunOutcome& outcome);
+
+using SoakProgressFn = std::function<void(const SoakRunEvent&)>;
+
+/// Runs (or resumes) the campaign. Status errors are usage problems found before any run
+/// (bad spec, unknown campaign, database); lab problems during runs become infra runs.
+Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& progress);
+
+}  // namespace ctte::runner

@@ -1,0 +1,267 @@
+// End-to-end tests of `ctte-lab soak`, `replay` and `show` on simulated boards (child processes):
+// kill -9 and resume gives exactly the uninterrupted campaign; stored runs replay bit-identically;
+// a replay without the run's image is refused.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "db/database.h"
+
+namespace ctte::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Small and fast: short workloads, both modes, overflow, an early stop, determinism pairs.
+constexpr const char* kTinySpec = R"({
+  "name": "soak-tiny",
+  "description": "kill-and-resume test campaign",
+  "seed": "0x0123456789abcdef",
+  "runs": 12,
+  "images": ["ntrace-slim"],
+  "clocks": {"fabric_mhz": 90, "sink_mhz": 100},
+  "horizon_retirements": 3000,
+  "determinism_pairs": 0.5,
+  "axes": {
+    "overflow_regime": ["none", "saturating"],
+    "mode": ["htm", "btm"],
+    "workload": ["loop", "calls"],
+    "window": ["full", "early_stop"]
+  }
+})";
+
+struct Cmd {
+  int exit_code = -1;
+  std::string out;
+};
+
+Cmd RunLab(const std::string& args) {
+  const std::string cmd = std::string(CTTE_LAB_PATH) + " " + args + " 2>&1";
+  Cmd r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  const int rc = pclose(p);
+  r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return r;
+}
+
+class SoakTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(::testing::TempDir() + "ctte_soak_test_" + std::to_string(getpid()));
+    fs::remove_all(*dir_);
+    fs::create_directories(*dir_);
+    spec_ = new std::string(*dir_ + "/soak-tiny.json");
+    std::ofstream(*spec_) << kTinySpec;
+    // The uninterrupted reference campaign, on two boards, every stream kept.
+    reference_db_ = new std::string(*dir_ + "/reference.db");
+    Cmd c = RunLab("soak " + *spec_ + " --boards 2 --db " + *reference_db_ +
+                   " --store-streams all --report-dir " + *dir_ + "/reports");
+    reference_exit_ = c.exit_code;
+    reference_out_ = new std::string(c.out);
+  }
+  static void TearDownTestSuite() { fs::remove_all(*dir_); }
+
+  static std::map<uint64_t, db::RunRow> FinishedRuns(const std::string& path) {
+    std::map<uint64_t, db::RunRow> runs;
+    auto d = db::Database::Open(path);
+    if (!d.ok()) return runs;
+    auto campaigns = (*d)->Campaigns("soak-tiny");
+    if (!campaigns.ok() || campaigns->empty()) return runs;
+    auto rows = (*d)->RunsOfCampaign(campaigns->back().id);
+    if (!rows.ok()) return runs;
+    for (db::RunRow& r : *rows) {
+      if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned) runs[r.run.index] = r;
+    }
+    return runs;
+  }
+
+  static std::string* dir_;
+  static std::string* spec_;
+  static std::string* reference_db_;
+  static std::string* reference_out_;
+  static int reference_exit_;
+};
+
+std::string* SoakTest::dir_ = nullptr;
+std::string* SoakTest::spec_ = nullptr;
+std::string* SoakTest::reference_db_ = nullptr;
+std::string* SoakTest::reference_out_ = nullptr;
+int SoakTest::reference_exit_ = -1;
+
+TEST_F(SoakTest, CampaignStoresEveryRunWithVerdictsAndWritesReports) {
+  ASSERT_EQ(reference_exit_, 0) << *reference_out_;
+  auto runs = FinishedRuns(*reference_db_);
+  ASSERT_EQ(runs.size(), 12u) << *reference_out_;
+  auto d = db::Database::Open(*reference_db_);
+  ASSERT_TRUE(d.ok());
+  bool saw_twin = false;
+  for (const auto& [index, row] : runs) {
+    EXPECT_EQ(row.run.status, db::RunStatus::kGreen) << "run " << index;
+    EXPECT_EQ(row.run.stream_sha256.size(), 64u);
+    EXPECT_EQ(row.run.image_sha256.size(), 64u);
+    EXPECT_TRUE(row.run.fabric.read_back_hz.has_value());
+    auto verdicts = (*d)->VerdictsOfRun(row.id);
+    ASSERT_TRUE(verdicts.ok());
+    EXPECT_EQ(verdicts->size(), 8u) << "run " << index;
+    if (row.run.config_json.find("\"twin_of\":null") == std::string::npos) {
+      saw_twin = true;
+      // A twin repeats its original exactly: same stream, and the determinism verdict passed.
+      ASSERT_TRUE(runs.count(index - 1));
+      EXPECT_EQ(row.run.stream_sha256, runs.at(index - 1).run.stream_sha256);
+      for (const db::VerdictRecord& v : *verdicts) {
+        if (v.verdict == "determinism") {
+          EXPECT_EQ(v.outcome, db::Outcome::kPass) << v.evidence;
+        }
+      }
+    }
+  }
+  EXPECT_TRUE(saw_twin) << "the tiny spec should draw at least one determinism twin";
+  EXPECT_TRUE(fs::exists(*dir_ + "/reports/soak-tiny-1.html")) << *reference_out_;
+  EXPECT_TRUE(fs::exists(*dir_ + "/reports/soak-tiny-1.junit.xml"));
+  EXPECT_TRUE(fs::exists(*dir_ + "/reports/soak-tiny-1.csv"));
+  EXPECT_NE(reference_out_->find("database: " + *reference_db_), std::string::npos);
+}
+
+TEST_F(SoakTest, KilledSoakResumesToExactlyTheUninterruptedCampaign) {
+  ASSERT_EQ(reference_exit_, 0) << *reference_out_;
+  const std::string db_path = *dir_ + "/killed.db";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setpgid(0, 0);  // its own group, so the boards die with it below
+    const std::string log = *dir_ + "/killed.log";
+    freopen(log.c_str(), "w", stderr);
+    freopen(log.c_str(), "a", stdout);
+    execl(CTTE_LAB_PATH, CTTE_LAB_PATH, "soak", spec_->c_str(), "--boards", "2", "--db",
+          db_path.c_str(), "--report-dir", "", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait for the first committed run, then kill -9 (the boards too, as a crash would).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  size_t committed = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (fs::exists(db_path)) committed = FinishedRuns(db_path).size();
+    if (committed >= 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_GE(committed, 1u) << "no run was committed within 120 s";
+  auto partial = FinishedRuns(db_path);
+  ASSERT_LT(partial.size(), 12u) << "the soak finished before it could be killed";
+
+  // No half run: every stored run has its verdicts (judged) or is infra/invalid.
+  {
+    auto d = db::Database::Open(db_path);
+    ASSERT_TRUE(d.ok());
+    for (const auto& [index, row] : partial) {
+      auto verdicts = (*d)->VerdictsOfRun(row.id);
+      ASSERT_TRUE(verdicts.ok());
+      EXPECT_EQ(verdicts->size(), 8u) << "run " << index << " stored without its verdicts";
+    }
+  }
+
+  Cmd resumed = RunLab("soak " + *spec_ + " --boards 2 --db " + db_path +
+                       " --resume soak-tiny --report-dir ''");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out;
+  auto runs = FinishedRuns(db_path);
+  auto reference = FinishedRuns(*reference_db_);
+  ASSERT_EQ(runs.size(), reference.size()) << resumed.out;
+  for (const auto& [index, ref] : reference) {
+    ASSERT_TRUE(runs.count(index)) << "run " << index << " missing after resume";
+    const db::RunRow& r = runs.at(index);
+    EXPECT_EQ(r.run.config_json, ref.run.config_json) << "run " << index;
+    EXPECT_EQ(r.run.seed, ref.run.seed);
+    EXPECT_EQ(r.run.stream_sha256, ref.run.stream_sha256) << "run " << index;
+    EXPECT_EQ(r.run.status, ref.run.status) << "run " << index;
+  }
+  // Resuming a finished campaign has nothing left to do.
+  Cmd again = RunLab("soak " + *spec_ + " --db " + db_path + " --resume soak-tiny --report-dir ''");
+  EXPECT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_NE(again.out.find("0 runs this session"), std::string::npos) << again.out;
+  // A new soak of the same spec into the same database is refused with the way out.
+  Cmd twice = RunLab("soak " + *spec_ + " --db " + db_path + " --report-dir ''");
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.out.find("--resume"), std::string::npos) << twice.out;
+}
+
+TEST_F(SoakTest, StoredRunsReplayBitIdentically) {
+  ASSERT_EQ(reference_exit_, 0) << *reference_out_;
+  auto runs = FinishedRuns(*reference_db_);
+  ASSERT_FALSE(runs.empty());
+  // The first run, and the first determinism twin (its replay runs the original plan too).
+  std::vector<int64_t> ids = {runs.begin()->second.id};
+  for (const auto& [index, row] : runs) {
+    if (row.run.config_json.find("\"twin_of\":null") == std::string::npos) {
+      ids.push_back(row.id);
+      break;
+    }
+  }
+  for (int64_t id : ids) {
+    Cmd c = RunLab("replay " + std::to_string(id) + " --db " + *reference_db_);
+    EXPECT_EQ(c.exit_code, 0) << c.out;
+    EXPECT_NE(c.out.find("stream: bit-identical"), std::string::npos) << c.out;
+  }
+  auto d = db::Database::Open(*reference_db_);
+  ASSERT_TRUE(d.ok());
+  auto all = (*d)->RunsOfCampaign(runs.begin()->second.run.campaign_id);
+  ASSERT_TRUE(all.ok());
+  size_t replays = 0;
+  for (const db::RunRow& r : *all) replays += r.run.replay_of.has_value() ? 1 : 0;
+  EXPECT_GE(replays, ids.size());
+
+  Cmd show = RunLab("show " + std::to_string(ids[0]) + " --db " + *reference_db_);
+  EXPECT_EQ(show.exit_code, 0) << show.out;
+  EXPECT_NE(show.out.find("replay:  ctte-lab replay " + std::to_string(ids[0])),
+            std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("decode_integrity"), std::string::npos) << show.out;
+}
+
+TEST_F(SoakTest, ReplayWithoutTheRunsImageIsRefused_bad) {
+  ASSERT_EQ(reference_exit_, 0) << *reference_out_;
+  auto runs = FinishedRuns(*reference_db_);
+  ASSERT_FALSE(runs.empty());
+  // An image directory whose ntrace-slim manifest names another SHA-256.
+  const std::string images = *dir_ + "/other-images";
+  fs::create_directories(images);
+  const std::string src = std::string(CTTE_BINARY_DIR) + "/images/ntrace-slim.manifest.json";
+  std::ifstream in(src);
+  ASSERT_TRUE(in) << src;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const std::string sha = runs.begin()->second.run.image_sha256;
+  const size_t at = text.find(sha);
+  ASSERT_NE(at, std::string::npos) << "manifest does not name the stored sha256";
+  text.replace(at, sha.size(), std::string(64, '0'));
+  std::ofstream(images + "/ntrace-slim.manifest.json") << text;
+  for (const auto& e : fs::directory_iterator(std::string(CTTE_BINARY_DIR) + "/images")) {
+    if (e.path().extension() != ".json") {
+      fs::create_symlink(e.path(), images + "/" + e.path().filename().string());
+    }
+  }
+  Cmd c = RunLab("replay " + std::to_string(runs.begin()->second.id) + " --db " +
+                 *reference_db_ + " --image-dir " + images);
+  EXPECT_EQ(c.exit_code, 2) << c.out;
+  EXPECT_NE(c.out.find("is not available"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find(sha), std::string::npos) << c.out;
+}
+
+}  // namespace
+}  // namespace ctte::runner

@@ -1,0 +1,236 @@
+// `ctte-lab soak SPEC`: a campaign on N simulated boards in parallel (runner/soak.h), every run
+// stored in the database, then the reports. Progress: one updating line on a terminal, plain log
+// lines otherwise; every red run's line names its seed and replay command.
+// Exit: 0 all green, 1 any red, 2 usage or infrastructure error, 3 invalid runs (and no red).
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "base/files.h"
+#include "db/database.h"
+#include "reports/csv_report.h"
+#include "reports/html_report.h"
+#include "reports/junit_report.h"
+#include "reports/report_model.h"
+#include "runner/campaign_spec.h"
+#include "runner/soak.h"
+#include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/plan_flags.h"
+
+namespace ctte::cli {
+namespace {
+
+struct SoakFlags {
+  std::string spec;
+  uint64_t runs = 0;
+  std::string budget;
+  unsigned boards = 1;
+  std::string db_path = "out/ctte.db";
+  std::string report_dir = "out/reports";
+  std::string resume;
+  std::string store_streams = "red";
+  std::string image_dir = CTTE_DEFAULT_IMAGE_DIR;
+  std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
+  std::string board_path;
+  bool json = false;
+};
+
+int Usage(const std::string& msg) {
+  std::fprintf(stderr, "ctte-lab soak: %s\n", msg.c_str());
+  return kExitUsage;
+}
+
+std::string Duration(double seconds) {
+  const long s = std::lround(std::max(seconds, 0.0));
+  char buf[32];
+  if (s >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+  else if (s >= 60) std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
+  else std::snprintf(buf, sizeof buf, "%lds", s);
+  return buf;
+}
+
+class Progress {
+ public:
+  Progress(bool tty, std::string db_path, std::optional<uint64_t> budget)
+      : tty_(tty), db_path_(std::move(db_path)), budget_(budget) {}
+
+  void operator()(const runner::SoakRunEvent& e) {
+    const runner::SoakCounts& c = e.counts;
+    const double per_hour = e.elapsed_seconds > 0 ? c.done * 3600.0 / e.elapsed_seconds : 0;
+    std::string left;
+    if (e.total > 0 && c.done > 0) {
+      left = Duration(e.elapsed_seconds / c.done * static_cast<double>(e.total - c.done));
+    } else if (budget_) {
+      left = Duration(static_cast<double>(*budget_) - e.elapsed_seconds);
+    }
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "run %llu seed %s %s on board %u (%.1f s)%s%s",
+                  static_cast<unsigned long long>(e.index), runner::SeedHex(e.seed).c_str(),
+                  db::RunStatusName(e.status), e.board, e.wall_seconds,
+                  e.twin_of ? (" twin of " + std::to_string(*e.twin_of)).c_str() : "",
+                  e.status == db::RunStatus::kGreen ? "" : (": " + e.reason).c_str());
+    char status[256];
+    std::snprintf(status, sizeof status,
+                  "%llu%s done; green %llu, red %llu, invalid %llu, infra %llu; %.0f runs/h; "
+                  "%s left",
+                  static_cast<unsigned long long>(c.done),
+                  e.total ? ("/" + std::to_string(e.total)).c_str() : "",
+                  static_cast<unsigned long long>(c.green),
+                  static_cast<unsigned long long>(c.red),
+                  static_cast<unsigned long long>(c.invalid),
+                  static_cast<unsigned long long>(c.infra), per_hour,
+                  left.empty() ? "?" : left.c_str());
+    if (tty_) {
+      // Non-green runs stay on the screen; the status line is redrawn in place.
+      if (e.status != db::RunStatus::kGreen) std::fprintf(stderr, "\r\033[K%s\n", line);
+      if (e.status == db::RunStatus::kRed) {
+        std::fprintf(stderr, "  replay: ctte-lab replay %lld --db %s\n",
+                     static_cast<long long>(e.run_id), db_path_.c_str());
+      }
+      std::fprintf(stderr, "\r\033[K%s", status);
+    } else {
+      std::fprintf(stderr, "%s | %s\n", line, status);
+      if (e.status == db::RunStatus::kRed) {
+        std::fprintf(stderr, "  replay: ctte-lab replay %lld --db %s\n",
+                     static_cast<long long>(e.run_id), db_path_.c_str());
+      }
+    }
+    std::fflush(stderr);
+  }
+
+ private:
+  bool tty_;
+  std::string db_path_;
+  std::optional<uint64_t> budget_;
+};
+
+Result<std::vector<std::string>> WriteReports(const std::string& db_path, int64_t campaign_id,
+                                              const std::string& dir) {
+  auto db = db::Database::Open(db_path);
+  if (!db.ok()) return db.status();
+  reports::ReportOptions ro;
+  ro.db_path = db_path;
+  auto model = reports::BuildReportModel(**db, std::to_string(campaign_id), ro);
+  if (!model.ok()) return model.status();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::IOError(dir + ": " + ec.message());
+  const std::string base = dir + "/" + model->campaign.name + "-" + std::to_string(campaign_id);
+  std::vector<std::string> written;
+  const std::pair<std::string, std::string> files[] = {
+      {base + ".html", reports::RenderHtml(*model)},
+      {base + ".junit.xml", reports::RenderJUnit(*model)},
+      {base + ".csv", reports::RenderCsv(*model)}};
+  for (const auto& [path, text] : files) {
+    CTTE_RETURN_IF_ERROR(WriteFileAtomic(path, text));
+    written.push_back(path);
+  }
+  return written;
+}
+
+int RunSoakCommand(const SoakFlags& f) {
+  runner::SoakOptions o;
+  o.spec_path = f.spec;
+  if (f.runs > 0 && !f.budget.empty()) return Usage("give --runs or --budget, not both");
+  if (f.runs > 0) o.runs = f.runs;
+  if (!f.budget.empty()) {
+    o.budget_seconds = runner::ParseDuration(f.budget);
+    if (!o.budget_seconds) return Usage("--budget: malformed duration '" + f.budget + "'");
+  }
+  if (f.boards < 1 || f.boards > 64) return Usage("--boards must be 1 to 64");
+  if (f.store_streams != "red" && f.store_streams != "all") {
+    return Usage("--store-streams must be red or all, not '" + f.store_streams + "'");
+  }
+  o.boards = f.boards;
+  o.db_path = f.db_path;
+  o.resume = f.resume;
+  o.store_all_streams = f.store_streams == "all";
+  o.execute.image_dir = f.image_dir;
+  o.execute.workload_dir = f.workload_dir;
+  o.board.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
+  if (std::filesystem::path p(f.db_path); p.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(p.parent_path(), ec);
+    if (ec) return Usage(p.parent_path().string() + ": " + ec.message());
+  }
+
+  Progress progress(isatty(STDERR_FILENO) != 0, f.db_path, o.budget_seconds);
+  Result<runner::SoakSummary> s = runner::RunSoak(
+      o, [&progress](const runner::SoakRunEvent& e) { progress(e); });
+  if (isatty(STDERR_FILENO)) std::fprintf(stderr, "\n");
+  if (!s.ok()) return Usage(s.status().ToString());
+
+  std::vector<std::string> report_files;
+  std::string report_error;
+  if (!f.report_dir.empty()) {
+    auto written = WriteReports(f.db_path, s->campaign_id, f.report_dir);
+    if (written.ok()) report_files = *written;
+    else report_error = written.status().ToString();
+  }
+  const runner::SoakCounts& c = s->campaign;
+  if (f.json) {
+    nlohmann::ordered_json j{
+        {"campaign", s->campaign_name}, {"campaign_id", s->campaign_id},
+        {"db", f.db_path}, {"reports", report_files},
+        {"session", {{"runs", s->counts.done}, {"green", s->counts.green},
+                     {"red", s->counts.red}, {"invalid", s->counts.invalid},
+                     {"infra", s->counts.infra}, {"retried", s->counts.retried},
+                     {"skipped_done", s->skipped_done}, {"deploys", s->deploys},
+                     {"elapsed_seconds", s->elapsed_seconds}}},
+        {"campaign_runs", {{"runs", c.done}, {"green", c.green}, {"red", c.red},
+                           {"invalid", c.invalid}, {"infra", c.infra}}},
+        {"fatal", s->fatal}};
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("soak %s (campaign id %lld): %llu runs this session in %s (%llu already done), "
+                "%llu image deploys on %u boards\n",
+                s->campaign_name.c_str(), static_cast<long long>(s->campaign_id),
+                static_cast<unsigned long long>(s->counts.done),
+                Duration(s->elapsed_seconds).c_str(),
+                static_cast<unsigned long long>(s->skipped_done),
+                static_cast<unsigned long long>(s->deploys), f.boards);
+    std::printf("campaign: %llu runs: %llu green, %llu red, %llu invalid, %llu infra\n",
+                static_cast<unsigned long long>(c.done), static_cast<unsigned long long>(c.green),
+                static_cast<unsigned long long>(c.red),
+                static_cast<unsigned long long>(c.invalid),
+                static_cast<unsigned long long>(c.infra));
+    std::printf("database: %s\n", f.db_path.c_str());
+    for (const std::string& r : report_files) std::printf("report:   %s\n", r.c_str());
+  }
+  if (!s->fatal.empty()) std::fprintf(stderr, "ctte-lab soak: stopped early: %s\n", s->fatal.c_str());
+  if (!report_error.empty()) std::fprintf(stderr, "ctte-lab soak: reports: %s\n", report_error.c_str());
+  if (c.red > 0) return kExitRed;
+  if (!s->fatal.empty() || c.infra > 0 || !report_error.empty()) return kExitUsage;
+  if (c.invalid > 0) return kExitInvalid;
+  return kExitOk;
+}
+
+const Registrar kRegistrar{Command{
+    "soak", "Run a campaign on N simulated boards in parallel, store every run, write reports", 10,
+    [](CLI::App& sub) -> std::function<int()> {
+      auto f = std::make_shared<SoakFlags>();
+      sub.add_option("spec", f->spec, "campaign spec (JSON)")->required();
+      sub.add_option("--runs", f->runs, "number of runs (overrides the spec)");
+      sub.add_option("--budget", f->budget, "time budget, e.g. 2h, 30m (overrides the spec)");
+      sub.add_option("--boards", f->boards, "simulated boards in parallel (default 1)");
+      sub.add_option("--db", f->db_path, "database file (default out/ctte.db)");
+      sub.add_option("--report-dir", f->report_dir,
+                     "write HTML, JUnit and CSV reports here (default out/reports; '' = none)");
+      sub.add_option("--resume", f->resume, "continue this campaign (id or name)");
+      sub.add_option("--store-streams", f->store_streams,
+                     "keep stream bytes for red and invalid runs (red, default) or all runs");
+      sub.add_option("--image-dir", f->image_dir, "image manifests");
+      sub.add_option("--workload-dir", f->workload_dir, "workload ELFs");
+      sub.add_option("--board", f->board_path, "the ctte-board executable (default: next to this)");
+      sub.add_flag("--json", f->json, "print the summary as JSON");
+      return [f] { return RunSoakCommand(*f); };
+    }}};
+
+}  // namespace
+}  // namespace ctte::cli
