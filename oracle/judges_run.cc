@@ -1,6 +1,7 @@
 // Judges over the run as a whole: counter consistency, liveness, determinism, window semantics,
 // flush completeness; and JudgeRun(), which aligns once and runs all eight.
 #include <algorithm>
+#include <tuple>
 
 #include "oracle/judge_util.h"
 #include "oracle/judges.h"
@@ -173,14 +174,27 @@ Verdict JudgeDeterminism(const Expected& e, const Observed& o, const Alignment& 
                                   (i < x.pcs.size() ? Hex(x.pcs[i]) : "(end)") + ", twin " +
                                   (i < y.pcs.size() ? Hex(y.pcs[i]) : "(end)"));
     }
-    std::vector<uint64_t> lx, ly;
-    for (const Marker& m : x.markers) if (m.kind == Marker::Kind::kLoss) lx.push_back(m.pc_index);
-    for (const Marker& m : y.markers) if (m.kind == Marker::Kind::kLoss) ly.push_back(m.pc_index);
-    if (lx != ly) {
-      f.Add("losses_differ", Num(lx.size()) + " losses in the run, " + Num(ly.size()) +
-                                 " in the twin, or at other positions");
+    // Markers: anchors (with their addresses), losses, correlations, errors, at the same places.
+    const auto key = [](const Marker& m) {
+      return std::make_tuple(static_cast<int>(m.kind), m.pc_index, m.pc, m.code, m.value);
+    };
+    size_t k = 0;
+    const size_t nm = std::min(x.markers.size(), y.markers.size());
+    while (k < nm && key(x.markers[k]) == key(y.markers[k])) ++k;
+    if (k < nm || x.markers.size() != y.markers.size()) {
+      f.Add("markers_differ",
+            "marker " + Num(k) + ": run " +
+                (k < x.markers.size() ? std::string(MarkerKindName(x.markers[k].kind)) + " at PC " +
+                                            Num(x.markers[k].pc_index)
+                                      : std::string("(end)")) +
+                ", twin " +
+                (k < y.markers.size() ? std::string(MarkerKindName(y.markers[k].kind)) + " at PC " +
+                                            Num(y.markers[k].pc_index)
+                                      : std::string("(end)")));
     }
-    how = "decode-equivalent (" + Num(x.pcs.size()) + " PCs, " + Num(lx.size()) + " losses)";
+    uint64_t lx = 0;
+    for (const Marker& m : x.markers) lx += m.kind == Marker::Kind::kLoss ? 1 : 0;
+    how = "decode-equivalent (" + Num(x.pcs.size()) + " PCs, " + Num(lx) + " losses)";
   }
   return f.Finish(Outcome::kPass, "twin " + how);
 }

@@ -59,6 +59,11 @@ void AddMismatch(const Expected& e, const DecodedStream& d, const AlignedSegment
 Verdict JudgeDecodeIntegrity(const Expected& e, const Observed& o, const Alignment& a) {
   const DecodedStream& d = o.stream;
   Failures f(VerdictCode::kDecodeIntegrity);
+  // Mismatches first: they name both sides (a decoder error usually follows one).
+  for (const AlignedSegment& s : a.segments) {
+    if (s.window >= e.windows.size()) continue;  // window semantics reports extra windows
+    if (s.diverged()) AddMismatch(e, d, s, "pc_mismatch", &f);
+  }
   for (const StreamProblem& p : d.problems) {
     f.Add(p.skipped_message ? "unknown_message" : "stream_corrupt",
           "byte " + Num(p.offset) + ": " + Num(p.bytes) + " bytes: " + p.reason, p.offset,
@@ -71,10 +76,6 @@ Verdict JudgeDecodeIntegrity(const Expected& e, const Observed& o, const Alignme
     if (m.kind == Marker::Kind::kDecodeError && !from_reader) {
       f.Add("decoder_error", "byte " + Num(m.offset) + ": " + m.reason, m.offset, m.offset);
     }
-  }
-  for (const AlignedSegment& s : a.segments) {
-    if (s.window >= e.windows.size()) continue;  // window semantics reports extra windows
-    if (s.diverged()) AddMismatch(e, d, s, "pc_mismatch", &f);
   }
   const bool drop_free = CountTcode(d, Tcode::kError) == 0 && o.capture.overflow_episodes == 0 &&
                          !o.capture.ring_wrapped;
