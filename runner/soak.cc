@@ -187,7 +187,12 @@ class Worker {
     auto remote = lab::RemoteBoard::Spawn(s_->options->board);
     if (!remote.ok()) return remote.status();
     remote_ = std::move(*remote);
-    board_ = std::make_unique<SoakBoard>(remote_.get());
+    lab::Board* inner = remote_.get();
+    if (s_->options->TEST_wrap_board) {
+      wrapped_ = s_->options->TEST_wrap_board(remote_.get(), slot_);
+      inner = wrapped_.get();
+    }
+    board_ = std::make_unique<SoakBoard>(inner);
     return RegisterBoard();
   }
 
@@ -308,6 +313,7 @@ class Worker {
   unsigned slot_;
   std::unique_ptr<db::Database> db_;
   std::unique_ptr<lab::RemoteBoard> remote_;
+  std::unique_ptr<lab::Board> wrapped_;  // TEST_wrap_board
   std::unique_ptr<SoakBoard> board_;
   int64_t board_id_ = 0;
   std::set<std::string> images_;

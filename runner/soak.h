@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -37,6 +38,11 @@ struct SoakOptions {
   bool store_all_streams = false;
   ExecuteOptions execute;
   lab::RemoteBoardOptions board;
+
+  // Extra fields (for testing): wraps each board child (e.g. to inject failures); the wrapper
+  // must forward to `inner`, which stays valid across respawns.
+  std::function<std::unique_ptr<lab::Board>(lab::Board* inner, unsigned slot)>
+      TEST_wrap_board;
 };
 
 struct SoakCounts {

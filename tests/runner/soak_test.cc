@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "db/database.h"
+#include "lab/board.h"
+#include "runner/soak.h"
 
 namespace ctte::runner {
 namespace {
@@ -261,6 +263,85 @@ TEST_F(SoakTest, ReplayWithoutTheRunsImageIsRefused_bad) {
   EXPECT_EQ(c.exit_code, 2) << c.out;
   EXPECT_NE(c.out.find("is not available"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find(sha), std::string::npos) << c.out;
+}
+
+// A board that dies (as a board child would) in its next `failures` runs, then works.
+class DyingBoard : public lab::Board {
+ public:
+  DyingBoard(lab::Board* inner, int* failures) : inner_(inner), failures_(failures) {}
+  Result<lab::BoardIdentity> Identify() override { return inner_->Identify(); }
+  Result<lab::DeployReceipt> Deploy(const lab::DeployRequest& r) override {
+    return inner_->Deploy(r);
+  }
+  Result<uint64_t> SetClock(lab::ClockDomain d, uint64_t hz) override {
+    return inner_->SetClock(d, hz);
+  }
+  Result<uint64_t> ReadClock(lab::ClockDomain d) override { return inner_->ReadClock(d); }
+  Status WriteReg(uint32_t o, uint32_t v) override { return inner_->WriteReg(o, v); }
+  Result<uint32_t> ReadReg(uint32_t o) override { return inner_->ReadReg(o); }
+  Result<lab::Capture> Run(const lab::RunPlan& plan) override {
+    if (*failures_ > 0) {
+      --*failures_;
+      return lab::BoardDiedError("TEST: injected board death");
+    }
+    return inner_->Run(plan);
+  }
+
+ private:
+  lab::Board* inner_;
+  int* failures_;
+};
+
+SoakOptions InProcessOptions(const std::string& name, int* failures) {
+  const std::string dir = ::testing::TempDir() + "ctte_soak_" + name + std::to_string(getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string spec = kTinySpec;
+  const auto set = [&spec](const std::string& from, const std::string& to) {
+    spec.replace(spec.find(from), from.size(), to);
+  };
+  set("\"runs\": 12", "\"runs\": 2");
+  set("\"determinism_pairs\": 0.5", "\"determinism_pairs\": 0.0");
+  std::ofstream(dir + "/spec.json") << spec;
+  SoakOptions o;
+  o.spec_path = dir + "/spec.json";
+  o.db_path = dir + "/soak.db";
+  o.execute.image_dir = std::string(CTTE_BINARY_DIR) + "/images";
+  o.execute.workload_dir = std::string(CTTE_BINARY_DIR) + "/workloads";
+  o.board.board_path = std::string(CTTE_BINARY_DIR) + "/bin/ctte-board";
+  o.TEST_wrap_board = [failures](lab::Board* inner, unsigned) {
+    return std::make_unique<DyingBoard>(inner, failures);
+  };
+  return o;
+}
+
+TEST(SoakInfraTest, BoardDeathIsRetriedOnceOnAFreshBoard) {
+  int failures = 1;
+  SoakOptions o = InProcessOptions("retry", &failures);
+  auto s = RunSoak(o, nullptr);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->counts.retried, 1u);
+  EXPECT_EQ(s->campaign.green, 2u);
+  EXPECT_EQ(s->campaign.infra, 0u);
+  EXPECT_EQ(failures, 0);
+}
+
+TEST(SoakInfraTest, SecondBoardDeathIsStoredAsInfraWithItsReason) {
+  int failures = 2;
+  SoakOptions o = InProcessOptions("infra", &failures);
+  auto s = RunSoak(o, nullptr);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->counts.retried, 1u);
+  EXPECT_EQ(s->campaign.infra, 1u);
+  EXPECT_EQ(s->campaign.green, 1u);  // the next run gets a working (respawned) board
+  auto d = db::Database::Open(o.db_path);
+  ASSERT_TRUE(d.ok());
+  auto rows = (*d)->RunsOfCampaign(s->campaign_id);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].run.status, db::RunStatus::kInfra);
+  EXPECT_NE((*rows)[0].run.metrics_json.find("injected board death"), std::string::npos)
+      << (*rows)[0].run.metrics_json;
 }
 
 }  // namespace
