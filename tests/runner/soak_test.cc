@@ -292,6 +292,18 @@ class DyingBoard : public lab::Board {
   int* failures_;
 };
 
+// A board whose captures come back with one byte flipped in the middle (a DUT bug, as seen
+// from the runner): the run is red and its stream bytes are kept.
+class CorruptingBoard : public DyingBoard {
+ public:
+  using DyingBoard::DyingBoard;
+  Result<lab::Capture> Run(const lab::RunPlan& plan) override {
+    Result<lab::Capture> c = DyingBoard::Run(plan);
+    if (c.ok() && !c->bytes.empty()) c->bytes[c->bytes.size() / 2] ^= 0x5a;
+    return c;
+  }
+};
+
 SoakOptions InProcessOptions(const std::string& name, int* failures) {
   const std::string dir = ::testing::TempDir() + "ctte_soak_" + name + std::to_string(getpid());
   fs::remove_all(dir);
@@ -315,7 +327,7 @@ SoakOptions InProcessOptions(const std::string& name, int* failures) {
   return o;
 }
 
-TEST(SoakInfraTest, BoardDeathIsRetriedOnceOnAFreshBoard) {
+TEST(SoakFaultTest, BoardDeathIsRetriedOnceOnAFreshBoard) {
   int failures = 1;
   SoakOptions o = InProcessOptions("retry", &failures);
   auto s = RunSoak(o, nullptr);
@@ -326,7 +338,7 @@ TEST(SoakInfraTest, BoardDeathIsRetriedOnceOnAFreshBoard) {
   EXPECT_EQ(failures, 0);
 }
 
-TEST(SoakInfraTest, SecondBoardDeathIsStoredAsInfraWithItsReason) {
+TEST(SoakFaultTest, SecondBoardDeathIsStoredAsInfraWithItsReason) {
   int failures = 2;
   SoakOptions o = InProcessOptions("infra", &failures);
   auto s = RunSoak(o, nullptr);
@@ -342,6 +354,38 @@ TEST(SoakInfraTest, SecondBoardDeathIsStoredAsInfraWithItsReason) {
   EXPECT_EQ((*rows)[0].run.status, db::RunStatus::kInfra);
   EXPECT_NE((*rows)[0].run.metrics_json.find("injected board death"), std::string::npos)
       << (*rows)[0].run.metrics_json;
+}
+
+TEST(SoakFaultTest, RedRunKeepsItsBytesAndItsReplayNamesTheFirstDifferingByte) {
+  int failures = 0;
+  SoakOptions o = InProcessOptions("red", &failures);
+  o.TEST_wrap_board = [&failures](lab::Board* inner, unsigned) {
+    return std::make_unique<CorruptingBoard>(inner, &failures);
+  };
+  auto s = RunSoak(o, nullptr);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->campaign.red, 2u) << "a flipped byte must turn every run red";
+  auto d = db::Database::Open(o.db_path);
+  ASSERT_TRUE(d.ok());
+  auto rows = (*d)->RunsOfCampaign(s->campaign_id);
+  ASSERT_TRUE(rows.ok());
+  const db::RunRow& red = rows->front();
+  auto bytes = (*d)->StreamOfRun(red.id);
+  ASSERT_TRUE(bytes.ok()) << "a red run's stream bytes are stored";
+  EXPECT_EQ(bytes->size(), red.run.stream_size.value_or(0));
+  // The replay runs on a clean board: the stream differs exactly at the flipped byte.
+  Cmd c = RunLab("replay " + std::to_string(red.id) + " --db " + o.db_path);
+  EXPECT_EQ(c.exit_code, 1) << c.out;
+  EXPECT_NE(c.out.find("first differing byte at offset " + std::to_string(bytes->size() / 2)),
+            std::string::npos)
+      << c.out;
+  Cmd report = RunLab("report " + std::to_string(s->campaign_id) + " --db " + o.db_path +
+                      " --junit " + o.db_path + ".xml");
+  EXPECT_EQ(report.exit_code, 0) << report.out;
+  std::ifstream in(o.db_path + ".xml");
+  std::stringstream junit;
+  junit << in.rdbuf();
+  EXPECT_NE(junit.str().find("<failure message=\"red: "), std::string::npos) << junit.str();
 }
 
 }  // namespace
