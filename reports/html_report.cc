@@ -25,6 +25,8 @@ svg .grid{stroke:#eee} svg .axis{stroke:#888} svg .mean{stroke:#000;stroke-width
 svg .green{fill:#2e7d32} svg .red{fill:#c62828} svg .invalid{fill:#ef9a00}
 svg .infra{fill:#7b1fa2} svg .planned{fill:#bbb} svg .hist{fill:#1565c0}
 svg .dot{fill-opacity:.75}
+.vbf{margin:0 0 12px} .cell-red{background:#fde0e0;color:#c62828;font-weight:600}
+.cell-green{color:#1a7f37} .cell-na{color:#999}
 .evidence{white-space:pre-wrap;font:12px ui-monospace,monospace;max-width:640px}
 )css";
 
@@ -132,6 +134,37 @@ std::string VerdictTable(const ReportModel& m) {
   return h + "</tbody></table></section>\n";
 }
 
+// One table per factor: a row per value, a column per verdict, cells "fail / judged".
+std::string VerdictByFactor(const ReportModel& m) {
+  std::string h = "<section id=\"verdict-by-factor\"><h2>Verdict outcome by factor value</h2>"
+                  "<p>Each cell: runs where the verdict failed / runs where it was judged "
+                  "(pass or fail); n/a outcomes are not counted.</p>\n";
+  for (const std::string& factor : m.factors) {
+    h += "<table class=\"vbf\" id=\"vbf-" + E(factor) + "\"><thead><tr><th>" + E(factor) +
+         "</th>";
+    for (const VerdictTotals& t : m.verdict_totals) h += "<th>" + E(t.verdict) + "</th>";
+    h += "</tr></thead><tbody>\n";
+    std::string row_value;
+    bool open = false;
+    for (const FactorVerdictCounts& c : m.factor_verdicts) {
+      if (c.factor != factor) continue;
+      if (!open || c.value != row_value) {
+        if (open) h += "</tr>\n";
+        h += "<tr><td>" + E(c.value) + "</td>";
+        row_value = c.value;
+        open = true;
+      }
+      const uint64_t judged = c.pass + c.fail;
+      h += std::string("<td class=\"") + (c.fail ? "cell-red" : judged ? "cell-green" : "cell-na") +
+           "\">" + (judged ? std::to_string(c.fail) + " / " + std::to_string(judged) : "n/a") +
+           "</td>";
+    }
+    if (open) h += "</tr>\n";
+    h += "</tbody></table>\n";
+  }
+  return h + "</section>\n";
+}
+
 std::string RedTable(const ReportModel& m) {
   std::string h = "<section id=\"red-runs\"><h2>Red runs</h2><table id=\"red-table\">"
                   "<thead><tr><th>run</th><th>index</th><th>seed</th><th>red verdicts</th>"
@@ -210,6 +243,7 @@ std::string RenderHtml(const ReportModel& m) {
   h += "</p></section>\n";
   h += Plots(m);
   h += VerdictTable(m);
+  h += VerdictByFactor(m);
   h += RedTable(m);
   h += NotJudgedTable(m);
   h += "<section id=\"runs\"><h2>Runs</h2><table id=\"runs-table\">" + RunRows(m, m.runs, false) +

@@ -7,6 +7,7 @@
 //                 svg#plot-loss (loss fraction against sink capacity),
 //                 svg#plot-recovery (recovery distance of loss episodes)
 //   #verdicts     outcome counts per verdict, linking docs/verdicts.md#<code>
+//   #verdict-by-factor  table#vbf-<factor>: per value, failed / judged runs of each verdict
 //   #red-runs     red runs: failed verdicts, evidence, replay command
 //   #not-judged   invalid and infra runs with their reason
 //   #runs         every run

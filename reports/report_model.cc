@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <tuple>
 
 namespace ctte::reports {
 namespace {
@@ -237,6 +238,28 @@ Result<ReportModel> BuildReportModel(db::Database& db, const std::string& campai
     }
   }
   for (auto& [key, fc] : counts) model.factor_counts.push_back(std::move(fc));
+  // Verdict outcomes per factor value, in factor, value and verdict order.
+  std::map<std::tuple<size_t, std::string, size_t>, FactorVerdictCounts> per_value;
+  for (const ReportRun& r : model.runs) {
+    for (const auto& [name, value] : r.axes) {
+      const size_t f = static_cast<size_t>(
+          std::find(model.factors.begin(), model.factors.end(), name) - model.factors.begin());
+      for (const ReportVerdict& v : r.verdicts) {
+        size_t k = 0;
+        while (k < model.verdict_totals.size() && model.verdict_totals[k].verdict != v.verdict) ++k;
+        FactorVerdictCounts& fv = per_value[{f, value, k}];
+        fv.factor = name;
+        fv.value = value;
+        fv.verdict = v.verdict;
+        switch (v.outcome) {
+          case db::Outcome::kPass: ++fv.pass; break;
+          case db::Outcome::kFail: ++fv.fail; break;
+          case db::Outcome::kNotApplicable: ++fv.not_applicable; break;
+        }
+      }
+    }
+  }
+  for (auto& [key, fv] : per_value) model.factor_verdicts.push_back(std::move(fv));
   return model;
 }
 

@@ -69,6 +69,12 @@ struct FactorValueCounts {
   uint64_t runs() const { return green + red + invalid + infra + planned; }
 };
 
+/// Outcomes of one verdict over the runs where one factor took one value.
+struct FactorVerdictCounts {
+  std::string factor, value, verdict;
+  uint64_t pass = 0, fail = 0, not_applicable = 0;
+};
+
 /// Outcomes of one verdict over the campaign's runs.
 struct VerdictTotals {
   std::string verdict;
@@ -83,6 +89,8 @@ struct ReportModel {
   std::vector<ReportRun> replays;    ///< rows with replay_of set, by id
   std::vector<FactorValueCounts> factor_counts;  ///< by factor (config order), then value
   std::vector<VerdictTotals> verdict_totals;     ///< in the order runs list them
+  /// By factor (config order), value, then verdict (verdict_totals order).
+  std::vector<FactorVerdictCounts> factor_verdicts;
 
   uint64_t Count(db::RunStatus status) const;
   std::vector<const ReportRun*> RedRuns() const;

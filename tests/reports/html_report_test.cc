@@ -86,6 +86,19 @@ BrowserResult LoadInBrowser(const std::string& chromium, const std::string& html
   return r;
 }
 
+TEST(HtmlReportTest, VerdictByFactorCountsFailedOverJudgedRuns) {
+  const std::string html = RenderHtml(FixtureModel());
+  // saturating: runs 1 and 5; loss_accounting failed in run 1 only, both judged.
+  const size_t table = html.find("id=\"vbf-overflow_regime\"");
+  ASSERT_NE(table, std::string::npos);
+  const size_t row = html.find("<tr><td>saturating</td>", table);
+  ASSERT_NE(row, std::string::npos);
+  const std::string cells = html.substr(row, html.find("</tr>", row) - row);
+  EXPECT_NE(cells.find("<td class=\"cell-green\">0 / 2</td><td class=\"cell-red\">1 / 2</td>"),
+            std::string::npos)
+      << cells;
+}
+
 TEST(HtmlReportTest, PageIsSelfContained) {
   const std::string html = RenderHtml(FixtureModel());
   EXPECT_EQ(html.find(" src="), std::string::npos);
@@ -116,6 +129,7 @@ TEST(HtmlReportTest, HeadlessChromiumRendersPlotsAndRedRunsWithoutScriptErrors) 
     EXPECT_NE(r.dom.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   }
   EXPECT_EQ(CountOf(r.dom, "class=\"red-run\""), 2u);
+  EXPECT_NE(r.dom.find("id=\"vbf-workload\""), std::string::npos);
   EXPECT_NE(r.dom.find("ctte-lab replay 6 --db out/ctte.db"), std::string::npos);
   // Marks inside the plots: dots for 4 judged runs with bits/insn, 2 loss points, 1 of each bin.
   EXPECT_GE(CountOf(r.dom, "class=\"dot "), 4u + 4u);
