@@ -1,0 +1,115 @@
+// `ctte-lab run` end to end (child board processes): green on every workload in HTM and BTM; the
+// shallow-queue image under backpressure announces loss, reports recovery distances and stays
+// green; a RunConfig file runs; exit codes for red-free usage errors and infrastructure refusals.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <sys/wait.h>
+
+#include "base/files.h"
+#include "tests/integration/judge_fixture.h"
+
+namespace ctte::testing {
+namespace {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+CliResult RunCli(const std::string& args) {
+  CliResult r;
+  const std::string cmd = std::string(CTTE_LAB_PATH) + " run " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int st = ::pclose(p);
+  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+class RunCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!HaveImagesAndWorkloads(&why)) GTEST_SKIP() << why;
+    if (!std::filesystem::exists(CTTE_BINARY_DIR "/bin/ctte-board")) GTEST_SKIP() << "no ctte-board";
+  }
+};
+
+TEST_F(RunCliTest, EveryWorkloadIsGreenInHtmAndBtm) {
+  for (const char* wl : {"loop", "calls", "ptrchase", "sort", "switch", "traps"}) {
+    for (const char* mode : {"htm", "btm"}) {
+      SCOPED_TRACE(std::string(wl) + " " + mode);
+      const CliResult r =
+          RunCli("--image " + kImageDir + "/ntrace-slim.manifest.json --workload " + kWorkloadDir +
+                 "/" + wl + ".elf --mode " + mode +
+                 " --fabric-mhz 75 --sync-mode messages --sync-period 256 --pause 5000 --resume 9000");
+      EXPECT_EQ(r.exit_code, 0) << r.out;
+      EXPECT_NE(r.out.find("status: green"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("decode_integrity            pass"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("flush_completeness          pass"), std::string::npos) << r.out;
+    }
+  }
+}
+
+TEST_F(RunCliTest, ShallowImageUnderBackpressureAnnouncesLossAndIsGreen) {
+  const CliResult r = RunCli("--image " + kImageDir + "/ntrace-shallow.manifest.json --workload " +
+                             kWorkloadDir + "/calls.elf --fabric-mhz 75 --sink-mhz 30 "
+                             "--backpressure bursty:4-32:4-64 --twin --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["status"], "green");
+  for (const auto& v : j["verdicts"]) {
+    EXPECT_EQ(v["outcome"], "pass") << v.dump();  // the twin makes determinism applicable
+  }
+  const nlohmann::json& m = j["metrics"];
+  ASSERT_GT(m["loss_episodes"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j["counters"]["overflow_episodes"], m["loss_episodes"]);
+  EXPECT_GT(m["announced_lost_instructions"].get<uint64_t>(), 0u);
+  EXPECT_EQ(m["silent_lost_instructions"], 0);
+  for (const auto& ep : m["episodes"]) {
+    EXPECT_GE(ep["recovery_messages"].get<uint64_t>(), 1u);
+    EXPECT_GT(ep["recovery_bytes"].get<uint64_t>(), 0u);
+  }
+  EXPECT_EQ(j["stream"]["sha256"], j["twin_stream_sha256"]);
+  EXPECT_EQ(j["verdicts"][2]["verdict"], "post_recovery_losslessness");
+  EXPECT_GT(j["verdicts"][2]["metrics"]["recovery_bytes_max"].get<double>(), 0.0);
+}
+
+TEST_F(RunCliTest, ConfigFileRuns) {
+  runner::RunConfig c = BaseConfig("ntrace-shallow", "traps");
+  c.mode = "btm";
+  c.window = "late_start";
+  c.window_start = 2500;
+  c.interrupts = "sparse";
+  c.interrupt_at = {100, 4000};
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("ctte-run-config-" + std::to_string(::getpid()) + ".json"))
+          .string();
+  ASSERT_TRUE(WriteFileAtomic(path, runner::RunConfigToJson(c, 2)).ok());
+  const CliResult r = RunCli("--config " + path + " --image-dir " + kImageDir +
+                             " --workload-dir " + kWorkloadDir + " --max-instructions 50000");
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("judge_test #0"), std::string::npos) << r.out;
+}
+
+TEST_F(RunCliTest, ExitCodesForUsageAndInfrastructure) {
+  EXPECT_EQ(RunCli("--workload " + kWorkloadDir + "/loop.elf").exit_code, 2);  // no --image
+  const CliResult gate = RunCli("--image " + kImageDir + "/ntrace-shallow.manifest.json --workload " +
+                                kWorkloadDir + "/loop.elf --fabric-mhz 150");
+  EXPECT_EQ(gate.exit_code, 2) << gate.out;
+  EXPECT_NE(gate.out.find("closure gate"), std::string::npos) << gate.out;
+  const CliResult wrapped = RunCli("--image " + kImageDir + "/ntrace-slim.manifest.json --workload " +
+                                   kWorkloadDir + "/calls.elf --fabric-mhz 75 --ring-bytes 256");
+  EXPECT_EQ(wrapped.exit_code, 3) << wrapped.out;
+  EXPECT_NE(wrapped.out.find("status: invalid"), std::string::npos) << wrapped.out;
+}
+
+}  // namespace
+}  // namespace ctte::testing
