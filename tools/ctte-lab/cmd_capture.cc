@@ -21,27 +21,15 @@
 #include "oracle/iss.h"
 #include "oracle/program_image.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/plan_flags.h"
 
 namespace ctte::cli {
 namespace {
 
-struct CaptureFlags {
-  std::string manifest, workload, out, expected_pcs, waves;
-  std::string mode = "htm", sync_mode = "off", backpressure = "none";
-  uint64_t sync_period = 0;
-  double fabric_mhz = 0, sink_mhz = 100, ipc = 1.0;
-  uint64_t interrupt_every = 0, seed = 1, max_instructions = 5'000'000;
-  uint64_t ring_bytes = 1u << 20, drain_budget = 1'000'000;
-  bool json = false;
+// The shared capture options (tools/ctte-lab/plan_flags.h) plus the capture's own outputs.
+struct CaptureFlags : PlanFlags {
+  std::string out, expected_pcs;
 };
-
-std::string BoardPath() {
-  char buf[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "ctte-board";
-  std::string self(buf, static_cast<size_t>(n));
-  return self.substr(0, self.rfind('/') + 1) + "ctte-board";
-}
 
 int Fail(const char* what, const Status& s) {
   std::fprintf(stderr, "ctte-lab capture: %s: %s\n", what, s.ToString().c_str());
@@ -54,41 +42,21 @@ Result<lab::RunPlan> MakePlan(const CaptureFlags& f) {
   p.workload_elf = f.workload;
   p.iss.max_instructions = f.max_instructions;
   p.iss.interrupt_every = f.interrupt_every;
-  if (f.mode == "htm") {
-    p.encoder.mode = 6;
-  } else if (f.mode == "btm") {
-    p.encoder.mode = 3;
-  } else {
-    return Status::InvalidArgument("--mode: expected htm or btm, got '" + f.mode + "'");
-  }
-  if (f.sync_mode == "off" || f.sync_mode == "0") {
-    p.encoder.sync_mode = 0;
-  } else if (f.sync_mode == "messages" || f.sync_mode == "1") {
-    p.encoder.sync_mode = 1;
-  } else if (f.sync_mode == "halfwords" || f.sync_mode == "3") {
-    p.encoder.sync_mode = 3;
-  } else {
-    return Status::InvalidArgument("--sync-mode: expected off|messages|halfwords (0|1|3), got '" +
-                                   f.sync_mode + "'");
-  }
-  if (f.sync_period != 0) {
-    // period = 2^(sync_max + 4), sync_max in [0, 15]
-    int log2 = 0;
-    while ((1ull << log2) < f.sync_period) ++log2;
-    if ((1ull << log2) != f.sync_period || log2 < 4 || log2 > 19) {
-      return Status::InvalidArgument("--sync-period: must be a power of two in [16, 524288], got " +
-                                     std::to_string(f.sync_period));
-    }
-    p.encoder.sync_max = static_cast<uint8_t>(log2 - 4);
-  }
-  Result<lab::BackpressureProfile> bp = lab::ParseBackpressure(f.backpressure);
-  if (!bp.ok()) return Status::InvalidArgument("--backpressure: " + bp.status().message());
+  Result<uint8_t> mode = ParseModeFlag(f.mode);
+  if (!mode.ok()) return mode.status();
+  p.encoder.mode = *mode;
+  Result<uint8_t> sync = ParseSyncModeFlag(f.sync_mode);
+  if (!sync.ok()) return sync.status();
+  p.encoder.sync_mode = *sync;
+  Result<uint32_t> period = ParseSyncPeriodFlag(f.sync_period);
+  if (!period.ok()) return period.status();
+  if (*period != 0) p.encoder.sync_max = static_cast<uint8_t>(*period - 4);
+  Result<lab::BackpressureProfile> bp = SinkFromFlags(f);
+  if (!bp.ok()) return bp.status();
   p.sink = *bp;
-  p.sink.seed = DeriveSeed(f.seed, "backpressure");
-  if (!(f.ipc > 0.0) || f.ipc > 1.0) return Status::InvalidArgument("--ipc: must be in (0, 1]");
-  p.stall.seed = DeriveSeed(f.seed, "stall");
-  p.stall.ipc_den = 1'000'000;
-  p.stall.ipc_num = static_cast<uint32_t>(std::lround(f.ipc * 1e6));
+  Result<lab::StallPlan> stall = StallFromFlags(f);
+  if (!stall.ok()) return stall.status();
+  p.stall = *stall;
   p.model_seed = DeriveSeed(f.seed, "model");
   p.ring_bytes = f.ring_bytes;
   p.drain_budget_sink_cycles = f.drain_budget;
@@ -124,7 +92,7 @@ int RunCapture(const CaptureFlags& f) {
   if (!(fabric_mhz > 0)) return Fail("--fabric-mhz", Status::InvalidArgument("no clock given"));
 
   lab::RemoteBoardOptions bo;
-  bo.board_path = BoardPath();
+  bo.board_path = BoardPathNextToSelf();
   Result<std::unique_ptr<lab::RemoteBoard>> spawned = lab::RemoteBoard::Spawn(bo);
   if (!spawned.ok()) return Fail("board", spawned.status());
   lab::RemoteBoard& board = **spawned;
@@ -220,26 +188,9 @@ const Registrar kRegistrar{Command{
     "capture", "Capture one trace on a simulated board (child process) and write the bytes", 50,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<CaptureFlags>();
-      sub.add_option("--image", f->manifest, "image manifest JSON")->required();
-      sub.add_option("--workload", f->workload, "RV64 workload ELF")->required();
+      AddPlanOptions(sub, *f, /*required=*/true);
       sub.add_option("--out", f->out, "write the captured bytes here")->required();
-      sub.add_option("--mode", f->mode, "htm (default) or btm");
-      sub.add_option("--sync-mode", f->sync_mode, "periodic sync: off|messages|halfwords");
-      sub.add_option("--sync-period", f->sync_period, "sync period (power of two >= 16)");
-      sub.add_option("--fabric-mhz", f->fabric_mhz, "fabric clock (default: the image's fmax)");
-      sub.add_option("--sink-mhz", f->sink_mhz, "sink clock (default 100)");
-      sub.add_option("--backpressure", f->backpressure,
-                     "none | uniform:P | bursty:R1-R2:S1-S2 (sink cycles)");
-      sub.add_option("--interrupt-every", f->interrupt_every,
-                     "machine software interrupt every N retired instructions");
-      sub.add_option("--ipc", f->ipc, "core IPC in (0, 1]: seeded idle cycles between beats");
-      sub.add_option("--seed", f->seed, "run seed (stall pattern, sink pattern, model X init)");
-      sub.add_option("--max-instructions", f->max_instructions, "ISS instruction budget");
-      sub.add_option("--ring-bytes", f->ring_bytes, "capture ring size (default 1 MiB)");
-      sub.add_option("--drain-budget", f->drain_budget, "sink cycles allowed for the drain");
       sub.add_option("--expected-pcs", f->expected_pcs, "write the reference PC sequence here");
-      sub.add_option("--waves", f->waves, "write an FST waveform here");
-      sub.add_flag("--json", f->json, "print the summary as JSON");
       return [f] { return RunCapture(*f); };
     }}};
 
