@@ -239,7 +239,11 @@ class Worker {
     const RunConfig config = Draw(*s_->spec, index);
     const std::string started = NowIso();
     RunOutcome out = Execute(config);
-    if (out.status == db::RunStatus::kInfra && !out.status_reason.starts_with("prepare: ")) {
+    // A board failure is retried; a refusal that a fresh board would repeat is not.
+    const bool retry = out.status == db::RunStatus::kInfra &&
+                       !out.status_reason.starts_with("prepare: ") &&
+                       !out.status_reason.starts_with("closure gate: ");
+    if (retry) {
       {
         std::lock_guard<std::mutex> lk(s_->mu);
         ++s_->counts.retried;
