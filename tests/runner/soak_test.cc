@@ -207,14 +207,9 @@ TEST_F(SoakTest, StoredRunsReplayBitIdentically) {
   ASSERT_EQ(reference_exit_, 0) << *reference_out_;
   auto runs = FinishedRuns(*reference_db_);
   ASSERT_FALSE(runs.empty());
-  // The first run, and the first determinism twin (its replay runs the original plan too).
-  std::vector<int64_t> ids = {runs.begin()->second.id};
-  for (const auto& [index, row] : runs) {
-    if (row.run.config_json.find("\"twin_of\":null") == std::string::npos) {
-      ids.push_back(row.id);
-      break;
-    }
-  }
+  // Every stored run, twins included (a twin's replay runs its original's plan too).
+  std::vector<int64_t> ids;
+  for (const auto& [index, row] : runs) ids.push_back(row.id);
   for (int64_t id : ids) {
     Cmd c = RunLab("replay " + std::to_string(id) + " --db " + *reference_db_);
     EXPECT_EQ(c.exit_code, 0) << c.out;
