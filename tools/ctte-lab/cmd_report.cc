@@ -1,6 +1,7 @@
 // `ctte-lab report CAMPAIGN`: one result model (reports/report_model.h) rendered as HTML, JUnit
 // XML and CSV. CAMPAIGN is a campaign id or name (the newest campaign row with that name).
-// Without any of --html/--junit/--csv it writes all three to out/reports/<name>.{html,xml,csv}.
+// Without any of --html/--junit/--csv it writes all three to
+// out/reports/<name>-<id>.{html,junit.xml,csv} (the names `soak --report-dir` uses).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -50,9 +51,10 @@ int RunReport(ReportFlags f) {
   Result<reports::ReportModel> model = reports::BuildReportModel(**db, f.campaign, options);
   if (!model.ok()) return Fail(model.status());
   if (f.html.empty() && f.junit.empty() && f.csv.empty()) {
-    const std::string base = "out/reports/" + model->campaign.name;
+    const std::string base =
+        "out/reports/" + model->campaign.name + "-" + std::to_string(model->campaign.id);
     f.html = base + ".html";
-    f.junit = base + ".xml";
+    f.junit = base + ".junit.xml";
     f.csv = base + ".csv";
   }
   const struct {
