@@ -401,6 +401,9 @@ RunOutcome ExecuteRun(const PreparedRun& run, lab::Board& board, lab::Board* twi
     obs.twin = oracle::DecodeForJudging(twin.capture.bytes, *run.program, run.expected.mode);
     obs.twin_capture = ToCaptureFacts(twin.capture, run.plan.drain_budget_sink_cycles);
     out.twin_stream_sha256 = Sha256Hex(std::span<const uint8_t>(twin.capture.bytes));
+  } else if (options.twin_stream.has_value()) {
+    obs.twin = oracle::DecodeForJudging(*options.twin_stream, *run.program, run.expected.mode);
+    out.twin_stream_sha256 = Sha256Hex(std::span<const uint8_t>(*options.twin_stream));
   }
   oracle::Judgement j = oracle::JudgeRun(run.expected, obs);
   out.verdicts = std::move(j.verdicts);

@@ -47,6 +47,9 @@ struct ExecuteOptions {
   /// Overrides of the board plan for the CLI's capture-style flags (lab formats).
   std::optional<lab::BackpressureProfile> sink_override;
   std::optional<lab::StallPlan> stall_override;
+  /// The stream of an earlier run of the same key (a determinism pair run separately, e.g. run
+  /// 2k of a campaign for its twin 2k+1): judged as the twin when no twin board is given.
+  std::optional<std::vector<uint8_t>> twin_stream;
 };
 
 /// A run ready for a board: the plan (window edges as beat indices) and the reference.

@@ -112,6 +112,22 @@ TEST_F(ExecuteTest, TwinRunIsGreenAndTheOutcomeIsComplete) {
   EXPECT_EQ(*back, c);
 }
 
+TEST_F(ExecuteTest, AnEarlierStreamOfTheSameKeyIsJudgedAsTheTwin) {
+  const runner::PreparedRun run = Prepare(BaseConfig("ntrace-slim", "sort"));
+  FaultyBoard first, second;
+  const runner::RunOutcome a = runner::ExecuteRun(run, first, nullptr, TestOptions(20'000));
+  runner::ExecuteOptions o = TestOptions(20'000);
+  o.twin_stream = a.stream;
+  const runner::RunOutcome b = runner::ExecuteRun(run, second, nullptr, o);
+  EXPECT_EQ(b.status, db::RunStatus::kGreen) << runner::FormatOutcome(b);
+  EXPECT_EQ(b.verdicts[5].code, VerdictCode::kDeterminism);
+  EXPECT_EQ(b.verdicts[5].outcome, Outcome::kPass);
+  o.twin_stream->back() ^= 0x04;  // a different earlier stream
+  const runner::RunOutcome c = runner::ExecuteRun(run, second, nullptr, o);
+  EXPECT_EQ(c.status, db::RunStatus::kRed);
+  ExpectFails(c, VerdictCode::kDeterminism);
+}
+
 TEST_F(ExecuteTest, RtlAssertionMakesTheRunRedWithTheAssertionAsEvidence) {
   const runner::PreparedRun run = Prepare(BaseConfig("ntrace-slim", "loop"));
   FaultyBoard board;
