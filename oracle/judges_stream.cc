@@ -107,6 +107,11 @@ Verdict JudgeDecodeIntegrity(const Expected& e, const Observed& o, const Alignme
   v.metrics = {{"verified_pcs", static_cast<double>(a.verified_pcs)},
                {"segments", static_cast<double>(a.segments.size())},
                {"reference_bytes_identical", identical ? 1.0 : 0.0}};
+  if (!d.pcs.empty()) {
+    const double n = static_cast<double>(d.pcs.size());
+    v.metrics.push_back({"payload_bits_per_instruction", 6.0 * static_cast<double>(d.bytes.size()) / n});
+    v.metrics.push_back({"wire_bits_per_instruction", 8.0 * static_cast<double>(d.bytes.size()) / n});
+  }
   return v;
 }
 
