@@ -51,6 +51,30 @@ Search FindFirst(const uint64_t* pat, uint64_t m, const uint64_t* text, uint64_t
   return s;
 }
 
+// The latest start s in [lo, hi - m] with text[s, s + m) == pat[0, m): KMP over the reversed
+// pattern, scanning the text backwards from hi. Returns false when there is none.
+bool FindLast(const uint64_t* pat, uint64_t m, const uint64_t* text, uint64_t lo, uint64_t hi,
+              uint64_t* start) {
+  if (m == 0 || hi < lo || hi - lo < m) return false;
+  const auto rp = [&](uint64_t k) { return pat[m - 1 - k]; };
+  std::vector<uint64_t> fail(m, 0);
+  for (uint64_t i = 1, k = 0; i < m; ++i) {
+    while (k > 0 && rp(i) != rp(k)) k = fail[k - 1];
+    if (rp(i) == rp(k)) ++k;
+    fail[i] = k;
+  }
+  uint64_t q = 0;
+  for (uint64_t t = hi; t-- > lo;) {
+    while (q > 0 && text[t] != rp(q)) q = fail[q - 1];
+    if (text[t] == rp(q)) ++q;
+    if (q == m) {
+      *start = t;
+      return true;
+    }
+  }
+  return false;
+}
+
 uint64_t CommonPrefix(const uint64_t* a, const uint64_t* b, uint64_t n) {
   uint64_t i = 0;
   while (i < n && a[i] == b[i]) ++i;
@@ -221,6 +245,21 @@ void PlaceWindow(const Expected& e, const DecodedStream& d, size_t ew, size_t fi
       segs.insert(segs.begin() + static_cast<std::ptrdiff_t>(i) + 1, rest);
       break;
     }
+  }
+  // Backward pass: the latest placement of each floating segment that still leaves room for the
+  // ones after it. Where latest == earliest the placement (and so the gaps beside it) is exact.
+  size_t end = first;
+  while (end < segs.size() && segs[end].window == segs[first].window) ++end;
+  uint64_t upper = win.end;
+  for (size_t i = end; i-- > first;) {
+    AlignedSegment& s = segs[i];
+    if (!s.placed) continue;
+    uint64_t latest = s.ref_begin;
+    if (s.ambiguous && !s.diverged() &&
+        FindLast(dec + s.dec_begin, s.length(), ref, s.ref_begin, upper, &latest)) {
+      s.ambiguous = latest != s.ref_begin;
+    }
+    upper = std::max(latest, s.ref_begin);
   }
 }
 
