@@ -13,8 +13,9 @@
 //    window's last retirement;
 //  - any other segment (after a loss) is placed at the earliest occurrence of its whole PC
 //    sequence after the previous segment (KMP over the reference), so a recurring anchor address
-//    in a loop cannot mislead it; if a second occurrence exists before the window ends the
-//    placement is flagged ambiguous (content is still verified, the gap split is not).
+//    in a loop cannot mislead it; a backward pass finds its latest placement that leaves room
+//    for the segments after it; if that differs the placement is flagged ambiguous (content is
+//    still verified, the split of the gaps beside it is not).
 // A segment that does not match is cut at its first divergence; the decoded PCs from there to
 // its next anchor are unverified, and the rest is placed again from that anchor.
 // Reference instructions covered by no verified PC form gaps; a gap is *announced* when an
@@ -45,7 +46,7 @@ struct AlignedSegment {
   bool placed = false;          ///< a reference position was found for its first PC
   uint64_t ref_begin = 0;       ///< retirement index of its first PC (when placed)
   uint64_t matched = 0;         ///< PCs that equal the reference from ref_begin on
-  bool ambiguous = false;       ///< another full placement exists (loop)
+  bool ambiguous = false;       ///< earliest and latest feasible placement differ (loop)
   bool late_open = false;       ///< window opened after its configured edge (close waited)
 
   uint64_t length() const { return dec_end - dec_begin; }
