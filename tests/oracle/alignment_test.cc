@@ -107,6 +107,29 @@ TEST(AlignmentTest, WholeSequenceNotAnchorAddressDecidesThePlacement) {
   EXPECT_EQ(a.gaps[1].ref_begin, 31u);
 }
 
+TEST(AlignmentTest, LaterSegmentsPinAnEarlierRecurringOneFromBehind) {
+  // B C D occurs twice, but the pinned tail A B C D E leaves room only for the first.
+  Expected e;
+  e.pcs = {A, B, C, D, A, B, C, D, E};
+  e.halfwords.assign(e.pcs.size(), 2);
+  ExpectedWindow w;
+  w.end = e.pcs.size();
+  w.has_beats = true;
+  w.open_pc = A;
+  e.windows.push_back(w);
+  const DecodedStream d = StreamBuilder()
+                              .Anchor(A, 5).Pcs({A}).Loss()
+                              .Anchor(B, 7).Pcs({B, C, D}).Loss()
+                              .Anchor(A, 7).Pcs({A, B, C, D, E}).Correlation()
+                              .Build();
+  const Alignment a = Align(e, d);
+  ASSERT_EQ(a.segments.size(), 3u);
+  EXPECT_EQ(a.segments[1].ref_begin, 1u);
+  EXPECT_FALSE(a.segments[1].ambiguous);
+  EXPECT_EQ(a.segments[2].ref_begin, 4u);
+  EXPECT_TRUE(a.gaps.empty());
+}
+
 TEST(AlignmentTest, DivergenceIsCutAndTheRestReplacedFromTheNextAnchor) {
   const Expected e = LoopReference();
   // A wrong PC after 4 good ones; a periodic anchor at iteration 5 puts the decoder back.
