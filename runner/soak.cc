@@ -3,7 +3,12 @@
 // How: the scheduler hands out run indices in increasing order, skipping indices the campaign
 // row already finished (resume). A determinism twin whose original is still running waits in a
 // deferred set; once the original is done it goes to another board when another worker is still
-// in the loop. Each worker owns a RemoteBoard child wrapped in a SoakBoard (one deploy per image
+// in the loop. Image affinity: a board holds one image at a time (one fabric slot), so a board
+// first takes pending runs of the image it holds, and passes over (defers, at most
+// kAffinityLookahead at a time) fresh runs of another image that some other board holds;
+// those go to that board. Every index is still run exactly once.
+//
+// Each worker owns a RemoteBoard child wrapped in a SoakBoard (one deploy per image
 // per board; a record of each run), its own Database connection, and writes each outcome with
 // RecordRun (one transaction). Originals keep their BoardRunRecord in the scheduler until their
 // twin has taken it; the twin is judged against it through a PlaybackBoard.
@@ -62,30 +67,58 @@ class Scheduler {
   void SetLimit(uint64_t runs) { limit_ = runs; }
   void SetDeadline(SteadyClock::time_point t) { deadline_ = t; }
 
-  /// The next index for `board`, or nullopt when this worker should stop.
-  std::optional<uint64_t> Next(unsigned board) {
+  /// The next index for `board`, which holds `loaded_image` ("" when none yet), or nullopt
+  /// when this worker should stop.
+  std::optional<uint64_t> Next(unsigned board, const std::string& loaded_image) {
     std::unique_lock<std::mutex> lk(mu_);
+    loaded_[board] = loaded_image;
     while (true) {
       if (stop_) return std::nullopt;
-      for (auto it = deferred_.begin(); it != deferred_.end(); ++it) {
-        if (Pickable(*it, board)) {
+      // Deferred runs of the image this board holds first, then any deferred run that no
+      // other board holding its image is free to take.
+      for (int pass = 0; pass < 2; ++pass) {
+        for (auto it = deferred_.begin(); it != deferred_.end(); ++it) {
+          if (!Pickable(*it, board)) continue;
+          if (pass == 0 && ImageOf(*it) != loaded_image) continue;
+          if (pass == 1 && BetterBoard(*it, board) && !FreshExhausted()) continue;
           const uint64_t i = *it;
           deferred_.erase(it);
+          passed_.erase(i);
           in_flight_[i] = board;
+          loaded_[board] = ImageOf(i);  // the board holds run i's image from now on
           return i;
         }
       }
       const bool time_left = !deadline_ || SteadyClock::now() < *deadline_;
-      while (time_left && (!limit_ || next_fresh_ < *limit_)) {
+      while (time_left && !FreshExhausted()) {
         const uint64_t i = next_fresh_++;
         if (done_before_.count(i)) continue;
+        if (!loaded_image.empty() && ImageOf(i) != loaded_image && BetterBoard(i, board) &&
+            passed_.size() < kAffinityLookahead) {
+          passed_.insert(i);  // another board holds this image: leave it to that board
+          deferred_.insert(i);
+          continue;
+        }
         if (Pickable(i, board)) {
           in_flight_[i] = board;
+          loaded_[board] = ImageOf(i);  // the board holds run i's image from now on
           return i;
         }
         deferred_.insert(i);
       }
-      // Under a spent budget deferred twins are not started (a resume runs them later).
+      if (time_left && FreshExhausted()) {
+        // Nothing fresh is left: take any pickable deferred run rather than wait.
+        for (auto it = deferred_.begin(); it != deferred_.end(); ++it) {
+          if (!Pickable(*it, board)) continue;
+          const uint64_t i = *it;
+          deferred_.erase(it);
+          passed_.erase(i);
+          in_flight_[i] = board;
+          loaded_[board] = ImageOf(i);  // the board holds run i's image from now on
+          return i;
+        }
+      }
+      // Under a spent budget deferred runs are not started (a resume runs them later).
       if (deferred_.empty() || !time_left) return std::nullopt;
       cv_.wait(lk);
     }
@@ -108,8 +141,9 @@ class Scheduler {
     return r;
   }
 
-  void WorkerExits() {
+  void WorkerExits(unsigned board) {
     std::lock_guard<std::mutex> lk(mu_);
+    loaded_.erase(board);
     --active_;
     cv_.notify_all();
   }
@@ -121,7 +155,23 @@ class Scheduler {
   }
 
  private:
+  static constexpr uint64_t kAffinityLookahead = 16;
+
   // Called with mu_ held.
+  bool FreshExhausted() const { return limit_ && next_fresh_ >= *limit_; }
+  const std::string& ImageOf(uint64_t i) {
+    auto it = images_.find(i);
+    if (it == images_.end()) it = images_.emplace(i, Draw(spec_, i).image).first;
+    return it->second;
+  }
+  /// Another active board holds run i's image and may take run i.
+  bool BetterBoard(uint64_t i, unsigned board) {
+    const std::string& image = ImageOf(i);
+    for (const auto& [b, img] : loaded_) {
+      if (b != board && img == image && Pickable(i, b)) return true;
+    }
+    return false;
+  }
   bool Pickable(uint64_t i, unsigned board) const {
     if (!IsTwin(spec_, i)) return true;
     const uint64_t original = i - 1;
@@ -141,6 +191,9 @@ class Scheduler {
   std::set<uint64_t> deferred_;
   std::map<uint64_t, unsigned> in_flight_, finished_by_;
   std::map<uint64_t, BoardRunRecord> records_;
+  std::map<uint64_t, std::string> images_;   ///< drawn image per index (cache)
+  std::map<unsigned, std::string> loaded_;   ///< image each active board holds
+  std::set<uint64_t> passed_;                ///< deferred for affinity, not yet taken
   unsigned active_;
   bool stop_ = false;
 };
@@ -167,7 +220,7 @@ class Worker {
     if (Status st = Start(); !st.ok()) {
       Fatal("board " + std::to_string(slot_) + ": " + st.ToString());
     } else {
-      while (auto index = s_->scheduler->Next(slot_)) {
+      while (auto index = s_->scheduler->Next(slot_, board_ ? board_->loaded_image() : "")) {
         if (!RunIndex(*index)) break;
       }
     }
@@ -176,7 +229,7 @@ class Worker {
       std::lock_guard<std::mutex> lk(s_->mu);
       if (board_) s_->deploys += board_->deploys();
     }
-    s_->scheduler->WorkerExits();
+    s_->scheduler->WorkerExits(slot_);
   }
 
  private:

@@ -23,6 +23,7 @@ Result<lab::DeployReceipt> SoakBoard::Deploy(const lab::DeployRequest& request) 
     Result<lab::BoardIdentity> id = inner_->Identify();
     if (id.ok() && id->image_sha256 == it->second.sha256) {
       record_.receipt = it->second;
+      loaded_image_ = request.name;
       return it->second;
     }
     deployed_.erase(it);
@@ -31,6 +32,7 @@ Result<lab::DeployReceipt> SoakBoard::Deploy(const lab::DeployRequest& request) 
   if (!receipt.ok()) return receipt;
   ++deploys_;
   deployed_[key] = *receipt;
+  loaded_image_ = request.name;
   record_.receipt = *receipt;
   return receipt;
 }
@@ -58,6 +60,7 @@ Result<lab::Capture> SoakBoard::Run(const lab::RunPlan& plan) {
 
 void SoakBoard::Forget() {
   deployed_.clear();
+  loaded_image_.clear();
   BeginRecord();
 }
 

@@ -53,6 +53,8 @@ class SoakBoard : public lab::Board {
   /// The record of the last run, when its capture arrived.
   std::optional<BoardRunRecord> TakeRecord();
   uint64_t deploys() const { return deploys_; }
+  /// Name of the image the board holds after the last successful deploy ("" when none).
+  const std::string& loaded_image() const { return loaded_image_; }
 
  private:
   lab::Board* inner_;
@@ -60,6 +62,7 @@ class SoakBoard : public lab::Board {
   BoardRunRecord record_;
   bool record_ok_ = false;
   uint64_t deploys_ = 0;
+  std::string loaded_image_;
 };
 
 class PlaybackBoard : public lab::Board {
