@@ -420,23 +420,34 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
     spec.runs.reset();
   }
 
+  // A seed override makes another campaign: the stored spec carries the seed actually used.
+  std::string spec_text = *text;
+  if (options.seed) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(spec_text);
+    j["seed"] = SeedHex(*options.seed);
+    spec_text = j.dump(2) + "\n";
+    spec.seed = *options.seed;
+  }
+
   auto opened = db::Database::Open(options.db_path);
   if (!opened.ok()) return opened.status();
   db::Database& db = **opened;
   SoakSummary summary;
-  const std::string spec_sha = Sha256Hex(*text);
+  const std::string spec_sha = Sha256Hex(spec_text);
   if (!options.resume.empty()) {
     Result<db::CampaignSummary> c = FindCampaign(db, options.resume);
     if (!c.ok()) return c.status();
     if (c->spec_sha256 != spec_sha) {
       return Status::InvalidArgument("campaign " + c->name + " (id " + std::to_string(c->id) +
                                      ") was run from a spec with SHA-256 " + c->spec_sha256 +
-                                     "; " + options.spec_path + " has " + spec_sha);
+                                     "; " + options.spec_path + " has " + spec_sha +
+                                     (options.seed ? " with --seed " + SeedHex(*options.seed)
+                                                   : std::string(" (was it run with --seed?)")));
     }
     summary.campaign_id = c->id;
   } else {
     Result<int64_t> id = db.UpsertCampaign(
-        {spec.name, spec.description, spec.seed, *text, NowIso()});
+        {spec.name, spec.description, spec.seed, spec_text, NowIso()});
     if (!id.ok()) return id.status();
     summary.campaign_id = *id;
   }

@@ -35,6 +35,7 @@ struct SoakOptions {
   unsigned boards = 1;
   std::string db_path = "out/ctte.db";
   std::string resume;                      ///< campaign id or name; "" = a new campaign
+  std::optional<uint64_t> seed;            ///< overrides the spec's campaign seed
   bool store_all_streams = false;
   ExecuteOptions execute;
   lab::RemoteBoardOptions board;

@@ -138,6 +138,36 @@ TEST_F(SoakTest, CampaignStoresEveryRunWithVerdictsAndWritesReports) {
   EXPECT_NE(reference_out_->find("database: " + *reference_db_), std::string::npos);
 }
 
+TEST_F(SoakTest, SeedOverrideMakesOneCampaignPerNightInOneDatabase) {
+  const std::string db = *dir_ + "/nights.db";
+  Cmd night1 = RunLab("soak " + *spec_ + " --runs 2 --seed 0x1 --db " + db + " --report-dir " +
+                      *dir_ + "/nights");
+  ASSERT_EQ(night1.exit_code, 0) << night1.out;
+  Cmd night2 = RunLab("soak " + *spec_ + " --runs 2 --seed 0x2 --db " + db + " --report-dir " +
+                      *dir_ + "/nights");
+  ASSERT_EQ(night2.exit_code, 0) << night2.out;
+  // The same seed again is the same campaign: refused without --resume.
+  Cmd again = RunLab("soak " + *spec_ + " --runs 2 --seed 0x2 --db " + db);
+  EXPECT_EQ(again.exit_code, 2) << again.out;
+  EXPECT_NE(again.out.find("--resume"), std::string::npos) << again.out;
+  // Resuming a seeded campaign needs the same --seed (else the effective spec differs).
+  Cmd resume = RunLab("soak " + *spec_ + " --resume 1 --db " + db);
+  EXPECT_EQ(resume.exit_code, 2) << resume.out;
+  EXPECT_NE(resume.out.find("--seed"), std::string::npos) << resume.out;
+
+  auto d = db::Database::Open(db);
+  ASSERT_TRUE(d.ok());
+  auto campaigns = (*d)->Campaigns("soak-tiny");
+  ASSERT_TRUE(campaigns.ok());
+  ASSERT_EQ(campaigns->size(), 2u);
+  auto a = (*d)->RunsOfCampaign((*campaigns)[0].id);
+  auto b = (*d)->RunsOfCampaign((*campaigns)[1].id);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->size(), 2u);
+  ASSERT_EQ(b->size(), 2u);
+  EXPECT_NE((*a)[0].run.seed, (*b)[0].run.seed) << "another campaign seed draws other runs";
+}
+
 TEST_F(SoakTest, KilledSoakResumesToExactlyTheUninterruptedCampaign) {
   ASSERT_EQ(reference_exit_, 0) << *reference_out_;
   const std::string db_path = *dir_ + "/killed.db";

@@ -33,6 +33,7 @@ struct SoakFlags {
   std::string db_path = "out/ctte.db";
   std::string report_dir = "out/reports";
   std::string resume;
+  std::string seed;
   std::string store_streams = "red";
   std::string image_dir = CTTE_DEFAULT_IMAGE_DIR;
   std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
@@ -139,6 +140,10 @@ int RunSoakCommand(const SoakFlags& f) {
   o.spec_path = f.spec;
   if (f.runs > 0 && !f.budget.empty()) return Usage("give --runs or --budget, not both");
   if (f.runs > 0) o.runs = f.runs;
+  if (!f.seed.empty()) {
+    o.seed = runner::ParseSeedText(f.seed);
+    if (!o.seed) return Usage("--seed: '" + f.seed + "' is not a 64-bit seed (0x... or decimal)");
+  }
   if (!f.budget.empty()) {
     o.budget_seconds = runner::ParseDuration(f.budget);
     if (!o.budget_seconds) return Usage("--budget: malformed duration '" + f.budget + "'");
@@ -223,6 +228,9 @@ const Registrar kRegistrar{Command{
       sub.add_option("--report-dir", f->report_dir,
                      "write HTML, JUnit and CSV reports here (default out/reports; '' = none)");
       sub.add_option("--resume", f->resume, "continue this campaign (id or name)");
+      sub.add_option("--seed", f->seed,
+                     "campaign seed, overriding the spec's (e.g. one per night: each seed is its "
+                     "own campaign in the database; give the same --seed to --resume it)");
       sub.add_option("--store-streams", f->store_streams,
                      "keep stream bytes for red and invalid runs (red, default) or all runs");
       sub.add_option("--image-dir", f->image_dir, "image manifests");
