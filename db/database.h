@@ -60,7 +60,8 @@ class Database {
   Result<std::vector<RunRow>> RunsOfCampaign(int64_t campaign_id);
   /// Red runs (of campaigns named `campaign_name`, or all), ordered by campaign id and index.
   Result<std::vector<RunRow>> RedRuns(const std::string& campaign_name = "");
-  /// Pass / fail / n/a counts per verdict code, ordered by verdict.
+  /// Pass / fail / n/a counts per verdict code over judged runs (green and red; invalid and
+  /// infra runs and replays are left out), ordered by verdict.
   Result<std::vector<OutcomeCount>> OutcomeCounts(const std::string& campaign_name = "");
   /// Runs per value of `factor` (an axis name, read from config_json's "axes" with
   /// json_extract), ordered by value. Runs whose config lacks the factor are left out.

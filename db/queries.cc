@@ -147,7 +147,8 @@ Result<std::vector<OutcomeCount>> Database::OutcomeCounts(const std::string& cam
               "COUNT(CASE WHEN v.outcome = 'n/a' THEN 1 END) "
               "FROM verdicts v JOIN runs r ON r.id = v.run_id "
               "JOIN campaigns c ON c.id = r.campaign_id "
-              "WHERE (?1 = '' OR c.name = ?1) GROUP BY v.verdict ORDER BY v.verdict");
+              "WHERE (?1 = '' OR c.name = ?1) AND r.status IN ('green', 'red') "
+              "AND r.replay_of IS NULL GROUP BY v.verdict ORDER BY v.verdict");
   s.Bind(1, campaign_name);
   std::vector<OutcomeCount> out;
   while (true) {

@@ -98,10 +98,10 @@ void PrintText(const History& h, const std::string& db_path) {
   }
   if (h.campaigns.empty()) std::printf("  (none)\n");
 
-  std::printf("\nOutcomes per verdict\n");
-  std::printf("  %-20s %6s %6s %6s\n", "verdict", "pass", "fail", "n/a");
+  std::printf("\nOutcomes per verdict (green and red runs; replays excluded)\n");
+  std::printf("  %-28s %6s %6s %6s\n", "verdict", "pass", "fail", "n/a");
   for (const auto& o : h.outcomes) {
-    std::printf("  %-20s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n", o.verdict.c_str(), o.pass,
+    std::printf("  %-28s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n", o.verdict.c_str(), o.pass,
                 o.fail, o.not_applicable);
   }
   if (h.outcomes.empty()) std::printf("  (no judged runs yet)\n");
