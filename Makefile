@@ -1,5 +1,5 @@
 # The README's two commands. Both run scripts/setup first (installs what is missing, builds).
-.PHONY: soak test bench clean
+.PHONY: soak test test-asan bench clean
 
 BUILD_DIR ?= build
 OUT ?= out
@@ -8,13 +8,19 @@ soak:
 	scripts/setup
 	scripts/smoke
 
+# Every test (Release build, warnings as errors), then the unit tests under ASan/UBSan.
 test:
 	scripts/setup
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j 2 --timeout 900
+	scripts/test-asan
+
+test-asan:
+	scripts/setup --no-build
+	scripts/test-asan
 
 bench:
 	scripts/setup
 	scripts/bench
 
 clean:
-	rm -rf $(BUILD_DIR) $(OUT)
+	rm -rf $(BUILD_DIR) build-asan $(OUT)

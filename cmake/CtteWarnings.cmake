@@ -33,7 +33,8 @@ function(ctte_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
+  # Every test carries its binary's name as a label (scripts/test-asan selects by it).
   gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_BINARY_DIR}
-                       PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}"
+                       PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${name};${ARG_LABELS}"
                        DISCOVERY_TIMEOUT 60)
 endfunction()
