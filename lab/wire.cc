@@ -257,15 +257,17 @@ Status FromJson(const Json& j, const std::string& path, RunPlan* out) {
   return Status::Ok();
 }
 
+Json ToJson(const Counters& c) {
+  return Json{{"messages", c.messages}, {"bytes", c.bytes},
+              {"overflow_episodes", c.overflow_episodes}, {"records_dropped", c.records_dropped},
+              {"halfwords_retired", c.halfwords_retired}, {"status", c.status},
+              {"control", c.control}};
+}
+
 Json ToJson(const Capture& v) {
-  const Counters& c = v.counters;
   Json j = Json{{"bytes_received", v.bytes_received},
               {"ring_wrapped", v.ring_wrapped},
-              {"counters", {{"messages", c.messages}, {"bytes", c.bytes},
-                            {"overflow_episodes", c.overflow_episodes},
-                            {"records_dropped", c.records_dropped},
-                            {"halfwords_retired", c.halfwords_retired},
-                            {"status", c.status}, {"control", c.control}}},
+              {"counters", ToJson(v.counters)},
               {"te_empty", v.te_empty},
               {"drained", v.drained},
               {"drain_sink_cycles", v.drain_sink_cycles},

@@ -16,6 +16,7 @@ using Json = nlohmann::json;
 Json ToJson(const BoardIdentity& v);
 Json ToJson(const DeployReceipt& v);
 Json ToJson(const RunPlan& v);
+Json ToJson(const Counters& v);  ///< the encoder's counter registers, by name
 Json ToJson(const Capture& v);  ///< everything but the bytes (they travel as the payload)
 Json StatusToJson(const Status& s);
 

@@ -16,6 +16,7 @@
 
 #include "base/random.h"
 #include "base/sha256.h"
+#include "lab/wire.h"
 #include "oracle/iss.h"
 #include "oracle/program_gen.h"
 
@@ -324,13 +325,10 @@ Json MetricsJson(const oracle::RunMetrics& m, const lab::Capture* c) {
 }
 
 Json CountersJson(const lab::Capture& c) {
-  const lab::Counters& k = c.counters;
-  Json j{{"messages", k.messages}, {"bytes", k.bytes},
-         {"overflow_episodes", k.overflow_episodes}, {"records_dropped", k.records_dropped},
-         {"halfwords_retired", k.halfwords_retired}, {"status", k.status},
-         {"control", k.control}, {"te_empty", c.te_empty}, {"drained", c.drained},
-         {"drain_sink_cycles", c.drain_sink_cycles}, {"bytes_received", c.bytes_received},
-         {"ring_wrapped", c.ring_wrapped}};
+  Json j = lab::wire::ToJson(c.counters);
+  j.update(Json{{"te_empty", c.te_empty}, {"drained", c.drained},
+                {"drain_sink_cycles", c.drain_sink_cycles}, {"bytes_received", c.bytes_received},
+                {"ring_wrapped", c.ring_wrapped}});
   if (c.ready_stall_measured) j["max_ready_stall_sink_cycles"] = c.max_ready_stall_sink_cycles;
   return j;
 }

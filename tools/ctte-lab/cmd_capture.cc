@@ -18,6 +18,7 @@
 #include "base/random.h"
 #include "lab/image_manifest.h"
 #include "lab/remote_board.h"
+#include "lab/wire.h"
 #include "oracle/iss.h"
 #include "oracle/program_image.h"
 #include "tools/ctte-lab/command.h"
@@ -143,10 +144,7 @@ int RunCapture(const CaptureFlags& f) {
       j["clocks"][c.name] = {{"requested_hz", c.req}, {"programmed_hz", c.prog},
                              {"read_back_hz", c.read}};
     }
-    j["counters"] = {{"messages", k.messages}, {"bytes", k.bytes},
-                     {"overflow_episodes", k.overflow_episodes},
-                     {"records_dropped", k.records_dropped},
-                     {"halfwords_retired", k.halfwords_retired}};
+    j["counters"] = lab::wire::ToJson(k);
     j["bytes_captured"] = cap->bytes.size();
     j["bytes_received"] = cap->bytes_received;
     j["ring_wrapped"] = cap->ring_wrapped;
