@@ -172,6 +172,18 @@ Status Database::Migrate() {
   return Status::Ok();
 }
 
+namespace {
+// The id a SELECT finds right after an upsert in transaction `tx`; commits on success.
+Result<int64_t> IdAfterUpsert(Statement& sel, Transaction& tx, const char* what) {
+  auto row = sel.Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return Status::Internal(std::string(what) + " row vanished after insert");
+  const int64_t id = sel.Int(0);
+  CTTE_RETURN_IF_ERROR(tx.Commit());
+  return id;
+}
+}  // namespace
+
 Result<int64_t> Database::UpsertCampaign(const CampaignRecord& c) {
   const std::string sha = Sha256Hex(c.spec_json);
   Transaction tx(db_);
@@ -190,12 +202,7 @@ Result<int64_t> Database::UpsertCampaign(const CampaignRecord& c) {
   Statement sel(db_, "SELECT id FROM campaigns WHERE name = ?1 AND spec_sha256 = ?2");
   sel.Bind(1, c.name);
   sel.Bind(2, sha);
-  auto row = sel.Step();
-  if (!row.ok()) return row.status();
-  if (!*row) return Status::Internal("campaign row vanished after insert");
-  const int64_t id = sel.Int(0);
-  CTTE_RETURN_IF_ERROR(tx.Commit());
-  return id;
+  return IdAfterUpsert(sel, tx, "campaign");
 }
 
 Result<int64_t> Database::UpsertImage(const ImageRecord& image) {
@@ -211,12 +218,7 @@ Result<int64_t> Database::UpsertImage(const ImageRecord& image) {
   CTTE_RETURN_IF_ERROR(ins.Run());
   Statement sel(db_, "SELECT id FROM images WHERE sha256 = ?1");
   sel.Bind(1, image.sha256);
-  auto row = sel.Step();
-  if (!row.ok()) return row.status();
-  if (!*row) return Status::Internal("image row vanished after insert");
-  const int64_t id = sel.Int(0);
-  CTTE_RETURN_IF_ERROR(tx.Commit());
-  return id;
+  return IdAfterUpsert(sel, tx, "image");
 }
 
 Result<int64_t> Database::UpsertBoard(const BoardRecord& board) {
@@ -232,12 +234,7 @@ Result<int64_t> Database::UpsertBoard(const BoardRecord& board) {
   Statement sel(db_, "SELECT id FROM boards WHERE kind = ?1 AND serial = ?2");
   sel.Bind(1, board.kind);
   sel.Bind(2, board.serial);
-  auto row = sel.Step();
-  if (!row.ok()) return row.status();
-  if (!*row) return Status::Internal("board row vanished after insert");
-  const int64_t id = sel.Int(0);
-  CTTE_RETURN_IF_ERROR(tx.Commit());
-  return id;
+  return IdAfterUpsert(sel, tx, "board");
 }
 
 Result<uint64_t> Database::PlanRuns(const std::vector<RunRecord>& runs) {
