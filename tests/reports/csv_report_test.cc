@@ -8,22 +8,12 @@
 namespace ctte::reports {
 namespace {
 
-ReportModel FixtureModel() {
-  const std::string path = testing::FreshPath(".db");
-  testing::WriteFixture(path);
-  auto d = db::Database::Open(path);
-  EXPECT_TRUE(d.ok());
-  auto m = BuildReportModel(**d, "fixture", ReportOptions{.db_path = "out/ctte.db"});
-  EXPECT_TRUE(m.ok()) << m.status().ToString();
-  return *m;
-}
-
 TEST(CsvReportTest, FixtureMatchesGolden) {
-  testing::ExpectGolden("fixture.csv", RenderCsv(FixtureModel()));
+  testing::ExpectGolden("fixture.csv", RenderCsv(testing::FixtureModel()));
 }
 
 TEST(CsvReportTest, OneRowPerRunPlusHeader) {
-  const std::string csv = RenderCsv(FixtureModel());
+  const std::string csv = RenderCsv(testing::FixtureModel());
   size_t rows = 0;
   for (size_t p = 0; (p = csv.find("\r\n", p)) != std::string::npos; p += 2) ++rows;
   EXPECT_EQ(rows, 1u + 6u);  // replays are not campaign runs

@@ -14,22 +14,6 @@
 namespace ctte::reports {
 namespace {
 
-ReportModel FixtureModel() {
-  const std::string path = testing::FreshPath(".db");
-  testing::WriteFixture(path);
-  auto d = db::Database::Open(path);
-  EXPECT_TRUE(d.ok());
-  auto m = BuildReportModel(**d, "fixture", ReportOptions{.db_path = "out/ctte.db"});
-  EXPECT_TRUE(m.ok()) << m.status().ToString();
-  return *m;
-}
-
-size_t CountOf(const std::string& haystack, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = 0; (p = haystack.find(needle, p)) != std::string::npos; p += needle.size()) ++n;
-  return n;
-}
-
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -87,7 +71,7 @@ BrowserResult LoadInBrowser(const std::string& chromium, const std::string& html
 }
 
 TEST(HtmlReportTest, VerdictByFactorCountsFailedOverJudgedRuns) {
-  const std::string html = RenderHtml(FixtureModel());
+  const std::string html = RenderHtml(testing::FixtureModel());
   // saturating: runs 1 and 5; loss_accounting failed in run 1 only, both judged.
   const size_t table = html.find("id=\"vbf-overflow_regime\"");
   ASSERT_NE(table, std::string::npos);
@@ -100,16 +84,16 @@ TEST(HtmlReportTest, VerdictByFactorCountsFailedOverJudgedRuns) {
 }
 
 TEST(HtmlReportTest, PageIsSelfContained) {
-  const std::string html = RenderHtml(FixtureModel());
+  const std::string html = RenderHtml(testing::FixtureModel());
   EXPECT_EQ(html.find(" src="), std::string::npos);
   EXPECT_EQ(html.find("href=\"http"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
-  EXPECT_EQ(CountOf(html, "<svg "), 4u + 3u);  // one per factor, then three metric plots
+  EXPECT_EQ(testing::CountOf(html, "<svg "), 4u + 3u);  // one per factor, then three metric plots
 }
 
 TEST(HtmlReportTest, RedRunTableHasReplayCommandsAndEscapedEvidence) {
-  const std::string html = RenderHtml(FixtureModel());
-  EXPECT_EQ(CountOf(html, "<tr class=\"red-run\">"), 2u);
+  const std::string html = RenderHtml(testing::FixtureModel());
+  EXPECT_EQ(testing::CountOf(html, "<tr class=\"red-run\">"), 2u);
   EXPECT_NE(html.find("<code>ctte-lab replay 2 --db out/ctte.db</code>"), std::string::npos);
   EXPECT_NE(html.find("&lt;main+0x44&gt; &amp;"), std::string::npos);
 }
@@ -119,7 +103,7 @@ TEST(HtmlReportTest, HeadlessChromiumRendersPlotsAndRedRunsWithoutScriptErrors) 
   if (chromium.empty()) {
     GTEST_SKIP() << "chromium is not installed (scripts/setup installs it; or set CTTE_CHROMIUM)";
   }
-  BrowserResult r = LoadInBrowser(chromium, RenderHtml(FixtureModel()));
+  BrowserResult r = LoadInBrowser(chromium, RenderHtml(testing::FixtureModel()));
   ASSERT_EQ(r.exit_code, 0) << r.dom;
   EXPECT_EQ(r.console_errors, "");
   EXPECT_NE(r.dom.find("data-ready=\"yes\""), std::string::npos) << "the page script did not run";
@@ -128,12 +112,12 @@ TEST(HtmlReportTest, HeadlessChromiumRendersPlotsAndRedRunsWithoutScriptErrors) 
                          "plot-recovery"}) {
     EXPECT_NE(r.dom.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   }
-  EXPECT_EQ(CountOf(r.dom, "class=\"red-run\""), 2u);
+  EXPECT_EQ(testing::CountOf(r.dom, "class=\"red-run\""), 2u);
   EXPECT_NE(r.dom.find("id=\"vbf-workload\""), std::string::npos);
   EXPECT_NE(r.dom.find("ctte-lab replay 6 --db out/ctte.db"), std::string::npos);
   // Marks inside the plots: dots for 4 judged runs with bits/insn, 2 loss points, 1 of each bin.
-  EXPECT_GE(CountOf(r.dom, "class=\"dot "), 4u + 4u);
-  EXPECT_GE(CountOf(r.dom, "class=\"bar hist\""), 1u);
+  EXPECT_GE(testing::CountOf(r.dom, "class=\"dot "), 4u + 4u);
+  EXPECT_GE(testing::CountOf(r.dom, "class=\"bar hist\""), 1u);
 }
 
 // The browser check itself must be able to fail: a page whose script throws is reported.

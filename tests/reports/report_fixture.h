@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "db/database.h"
+#include "reports/report_model.h"
 
 namespace ctte::reports::testing {
 
@@ -145,6 +146,24 @@ inline int64_t WriteFixture(const std::string& path) {
 }
 
 /// Compares `actual` with tests/reports/golden/<name>; CTTE_UPDATE_GOLDEN=1 rewrites the file.
+/// The report model of a freshly written fixture database (campaign "fixture").
+inline ReportModel FixtureModel() {
+  const std::string path = FreshPath(".db");
+  WriteFixture(path);
+  auto d = db::Database::Open(path);
+  EXPECT_TRUE(d.ok());
+  auto m = BuildReportModel(**d, "fixture", ReportOptions{.db_path = "out/ctte.db"});
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return *m;
+}
+
+/// How often `needle` occurs in `haystack` (non-overlapping).
+inline size_t CountOf(const std::string& haystack, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = 0; (p = haystack.find(needle, p)) != std::string::npos; p += needle.size()) ++n;
+  return n;
+}
+
 inline void ExpectGolden(const std::string& name, const std::string& actual) {
   const std::string path = std::string(CTTE_SOURCE_DIR) + "/tests/reports/golden/" + name;
   const char* update = std::getenv("CTTE_UPDATE_GOLDEN");
