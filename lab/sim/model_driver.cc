@@ -5,7 +5,7 @@
 
 #include "base/check.h"
 #include "lab/board.h"
-#include "lab/sim/registers.h"
+#include "regmap/registers.h"
 
 namespace ctte::lab {
 

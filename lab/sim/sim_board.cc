@@ -22,7 +22,7 @@
 #include "base/random.h"
 #include "base/sha256.h"
 #include "lab/capture_ring.h"
-#include "lab/sim/registers.h"
+#include "regmap/registers.h"
 #include "lab/sink_pattern.h"
 #include "oracle/iss.h"
 #include "oracle/program_image.h"

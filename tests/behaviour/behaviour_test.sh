@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# No behaviour change: the smoke campaign and 200 nightly runs give, index for index, the same
+# seed, config, stream SHA-256 and status as the recording in golden/ (scripts/behaviour-record).
+# Usage: behaviour_test.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=$1 build=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+BUILD_DIR=$build "$src/scripts/behaviour-record" "$out"
+fail=0
+for f in smoke nightly200; do
+  if ! cmp -s "$src/tests/behaviour/golden/$f.tsv" "$out/$f.tsv"; then
+    fail=1
+    echo "FAIL: $f differs from tests/behaviour/golden/$f.tsv (index seed config stream status):"
+    diff <(cut -f1,2,4,5 "$src/tests/behaviour/golden/$f.tsv") <(cut -f1,2,4,5 "$out/$f.tsv") \
+      | head -20 || true
+    diff "$src/tests/behaviour/golden/$f.tsv" "$out/$f.tsv" | head -4 | cut -c1-400 || true
+  else
+    echo "ok: $f: $(wc -l <"$out/$f.tsv") runs identical"
+  fi
+done
+exit $fail
