@@ -7,10 +7,8 @@
 // (statement.h) and roll back on any failure.
 #include "db/database.h"
 
-#include <cinttypes>
-#include <cstdio>
-
 #include "base/sha256.h"
+#include "base/text.h"
 #include "db/schema.h"
 #include "db/statement.h"
 
@@ -21,12 +19,6 @@ using internal::Statement;
 using internal::Transaction;
 
 namespace {
-
-std::string SeedText(uint64_t seed) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, seed);
-  return buf;
-}
 
 constexpr const char* kRunColumns =
     "campaign_id, idx, seed, config_json, status, image_name, image_sha256, board_id, "
@@ -41,7 +33,7 @@ constexpr const char* kRunParams =
 void BindRun(Statement& s, const RunRecord& r) {
   s.Bind(1, r.campaign_id);
   s.BindU64(2, r.index);
-  s.Bind(3, SeedText(r.seed));
+  s.Bind(3, Hex64(r.seed));
   s.Bind(4, r.config_json);
   s.Bind(5, RunStatusName(r.status));
   s.BindOpt(6, r.image_name);
@@ -100,6 +92,13 @@ const char* OutcomeName(Outcome outcome) {
   return "?";
 }
 
+std::optional<Outcome> ParseOutcome(std::string_view text) {
+  for (Outcome o : {Outcome::kPass, Outcome::kFail, Outcome::kNotApplicable}) {
+    if (text == OutcomeName(o)) return o;
+  }
+  return std::nullopt;
+}
+
 Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
                                                  const Options& options) {
   sqlite3* raw = nullptr;
@@ -128,9 +127,9 @@ Database::~Database() { sqlite3_close(db_); }
 
 int Database::LatestSchemaVersion() { return static_cast<int>(Migrations().size()); }
 
-Result<int> Database::SchemaVersion() { return ReadUserVersion(db_); }
+Result<int> Database::SchemaVersion() const { return ReadUserVersion(db_); }
 
-Result<std::string> Database::JournalMode() {
+Result<std::string> Database::JournalMode() const {
   Statement s(db_, "PRAGMA journal_mode");
   auto row = s.Step();
   if (!row.ok()) return row.status();
@@ -194,7 +193,7 @@ Result<int64_t> Database::UpsertCampaign(const CampaignRecord& c) {
                 "ON CONFLICT (name, spec_sha256) DO NOTHING");
   ins.Bind(1, c.name);
   ins.Bind(2, c.description);
-  ins.Bind(3, SeedText(c.seed));
+  ins.Bind(3, Hex64(c.seed));
   ins.Bind(4, c.spec_json);
   ins.Bind(5, sha);
   ins.Bind(6, c.created_at);

@@ -36,8 +36,8 @@ class Database {
 
   /// The schema version this build writes; Open() migrates older files up to it.
   static int LatestSchemaVersion();
-  Result<int> SchemaVersion();
-  Result<std::string> JournalMode();
+  Result<int> SchemaVersion() const;
+  Result<std::string> JournalMode() const;
 
   // ---- Writes (each one transaction) -------------------------------------------------------
   /// Returns the id of the campaign row with this name and spec (inserting it if new).
@@ -53,31 +53,36 @@ class Database {
   Result<int64_t> RecordRun(const RunRecord& run, const std::vector<VerdictRecord>& verdicts,
                             const std::vector<uint8_t>* stream_bytes = nullptr);
 
-  // ---- Queries ----------------------------------------------------------------------------
+  // ---- Queries (read only) ----------------------------------------------------------------
+  // A run is *judged* (its verdicts count in totals) when it is an original run (replay_of IS
+  // NULL) whose status is green or red: invalid runs may carry verdict rows (a wrapped ring is
+  // judged, then overridden), but those verdicts do not count; infra runs have none; a replay
+  // repeats a run already counted. One SQL predicate in db/queries.cc decides it, both for
+  // OutcomeCounts() and for RunRow::judged, so every total (history, reports) agrees.
+
   /// Campaigns with run counts by status; `name` empty = all. Ordered by id.
-  Result<std::vector<CampaignSummary>> Campaigns(const std::string& name = "");
+  Result<std::vector<CampaignSummary>> Campaigns(const std::string& name = "") const;
   /// Runs of one campaign row, ordered by index then id.
-  Result<std::vector<RunRow>> RunsOfCampaign(int64_t campaign_id);
+  Result<std::vector<RunRow>> RunsOfCampaign(int64_t campaign_id) const;
   /// Red runs (of campaigns named `campaign_name`, or all), ordered by campaign id and index.
-  Result<std::vector<RunRow>> RedRuns(const std::string& campaign_name = "");
-  /// Pass / fail / n/a counts per verdict code over judged runs (green and red; invalid and
-  /// infra runs and replays are left out), ordered by verdict.
-  Result<std::vector<OutcomeCount>> OutcomeCounts(const std::string& campaign_name = "");
+  Result<std::vector<RunRow>> RedRuns(const std::string& campaign_name = "") const;
+  /// Pass / fail / n/a counts per verdict code over judged runs, ordered by verdict.
+  Result<std::vector<OutcomeCount>> OutcomeCounts(const std::string& campaign_name = "") const;
   /// Runs per value of `factor` (an axis name, read from config_json's "axes" with
   /// json_extract), ordered by value. Runs whose config lacks the factor are left out.
   Result<std::vector<FactorRate>> FailRateByFactor(const std::string& factor,
-                                                   const std::string& campaign_name = "");
+                                                   const std::string& campaign_name = "") const;
   /// One run row by runs.id; NotFound when there is none.
-  Result<RunRow> RunById(int64_t run_id);
-  Result<std::vector<VerdictRecord>> VerdictsOfRun(int64_t run_id);
-  Result<std::vector<uint8_t>> StreamOfRun(int64_t run_id);
+  Result<RunRow> RunById(int64_t run_id) const;
+  Result<std::vector<VerdictRecord>> VerdictsOfRun(int64_t run_id) const;
+  Result<std::vector<uint8_t>> StreamOfRun(int64_t run_id) const;
 
  private:
   explicit Database(sqlite3* db) : db_(db) {}
   Status Migrate();
   Status Exec(const char* sql);
   Result<std::vector<RunRow>> SelectRuns(const char* where_sql, const std::string& arg,
-                                         int64_t int_arg);
+                                         int64_t int_arg) const;
 
   sqlite3* db_;
 };

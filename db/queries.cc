@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/text.h"
 #include "db/database.h"
 #include "db/statement.h"
 
@@ -11,18 +12,14 @@ using internal::Statement;
 
 namespace {
 
+// The one definition of a judged run (database.h): an original run that went green or red. An
+// expression over `runs r`, used by every query that counts verdicts or fills RunRow::judged.
+constexpr const char* kJudgedRun = "(r.replay_of IS NULL AND r.status IN ('green', 'red'))";
+
 std::optional<uint64_t> ParseSeedColumn(const std::string& text) {
-  if (text.size() != 18 || text[0] != '0' || text[1] != 'x') return std::nullopt;
-  uint64_t v = 0;
-  for (size_t i = 2; i < text.size(); ++i) {
-    const char c = text[i];
-    int d = 0;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else return std::nullopt;
-    v = (v << 4) | static_cast<uint64_t>(d);
-  }
-  return v;
+  Result<uint64_t> v = ParseHex64(text, "seed");
+  if (!v.ok()) return std::nullopt;
+  return *v;
 }
 
 constexpr const char* kSelectRun =
@@ -30,7 +27,8 @@ constexpr const char* kSelectRun =
     "r.image_sha256, r.board_id, r.fabric_hz_requested, r.fabric_hz_programmed, "
     "r.fabric_hz_read_back, r.sink_hz_requested, r.sink_hz_programmed, r.sink_hz_read_back, "
     "r.started_at, r.wall_ms, r.stream_sha256, r.stream_size, r.counters_json, r.metrics_json, "
-    "r.replay_of FROM runs r JOIN campaigns c ON c.id = r.campaign_id ";
+    "r.replay_of, ";  // then kJudgedRun and kFromRuns
+constexpr const char* kFromRuns = " FROM runs r JOIN campaigns c ON c.id = r.campaign_id ";
 
 Result<RunRow> ReadRun(const Statement& s) {
   RunRow row;
@@ -58,6 +56,7 @@ Result<RunRow> ReadRun(const Statement& s) {
   r.counters_json = s.Text(20);
   r.metrics_json = s.Text(21);
   r.replay_of = s.OptInt(22);
+  row.judged = s.Int(23) != 0;
   return row;
 }
 
@@ -71,9 +70,9 @@ bool IsFactorName(const std::string& f) {
 }  // namespace
 
 Result<std::vector<RunRow>> Database::SelectRuns(const char* where_sql, const std::string& arg,
-                                                 int64_t int_arg) {
-  const std::string sql =
-      std::string(kSelectRun) + where_sql + " ORDER BY r.campaign_id, r.idx, r.id";
+                                                 int64_t int_arg) const {
+  const std::string sql = std::string(kSelectRun) + kJudgedRun + kFromRuns + where_sql +
+                          " ORDER BY r.campaign_id, r.idx, r.id";
   Statement s(db_, sql.c_str());
   s.Bind(1, arg);
   s.Bind(2, int_arg);
@@ -89,7 +88,7 @@ Result<std::vector<RunRow>> Database::SelectRuns(const char* where_sql, const st
   return out;
 }
 
-Result<std::vector<CampaignSummary>> Database::Campaigns(const std::string& name) {
+Result<std::vector<CampaignSummary>> Database::Campaigns(const std::string& name) const {
   Statement s(db_,
               "SELECT c.id, c.name, c.description, c.seed, c.spec_sha256, c.created_at, "
               "COUNT(CASE WHEN r.status = 'planned' THEN 1 END), "
@@ -124,31 +123,32 @@ Result<std::vector<CampaignSummary>> Database::Campaigns(const std::string& name
   return out;
 }
 
-Result<std::vector<RunRow>> Database::RunsOfCampaign(int64_t campaign_id) {
+Result<std::vector<RunRow>> Database::RunsOfCampaign(int64_t campaign_id) const {
   return SelectRuns("WHERE ?1 = ?1 AND r.campaign_id = ?2", "", campaign_id);
 }
 
-Result<RunRow> Database::RunById(int64_t run_id) {
+Result<RunRow> Database::RunById(int64_t run_id) const {
   auto rows = SelectRuns("WHERE ?1 = ?1 AND r.id = ?2", "", run_id);
   if (!rows.ok()) return rows.status();
   if (rows->empty()) return Status::NotFound("no run with id " + std::to_string(run_id));
   return std::move(rows->front());
 }
 
-Result<std::vector<RunRow>> Database::RedRuns(const std::string& campaign_name) {
+Result<std::vector<RunRow>> Database::RedRuns(const std::string& campaign_name) const {
   return SelectRuns("WHERE r.status = 'red' AND (?1 = '' OR c.name = ?1) AND ?2 = ?2",
                     campaign_name, 0);
 }
 
-Result<std::vector<OutcomeCount>> Database::OutcomeCounts(const std::string& campaign_name) {
-  Statement s(db_,
-              "SELECT v.verdict, COUNT(CASE WHEN v.outcome = 'pass' THEN 1 END), "
-              "COUNT(CASE WHEN v.outcome = 'fail' THEN 1 END), "
-              "COUNT(CASE WHEN v.outcome = 'n/a' THEN 1 END) "
-              "FROM verdicts v JOIN runs r ON r.id = v.run_id "
-              "JOIN campaigns c ON c.id = r.campaign_id "
-              "WHERE (?1 = '' OR c.name = ?1) AND r.status IN ('green', 'red') "
-              "AND r.replay_of IS NULL GROUP BY v.verdict ORDER BY v.verdict");
+Result<std::vector<OutcomeCount>> Database::OutcomeCounts(const std::string& campaign_name) const {
+  const std::string sql =
+      std::string("SELECT v.verdict, COUNT(CASE WHEN v.outcome = 'pass' THEN 1 END), "
+                  "COUNT(CASE WHEN v.outcome = 'fail' THEN 1 END), "
+                  "COUNT(CASE WHEN v.outcome = 'n/a' THEN 1 END) "
+                  "FROM verdicts v JOIN runs r ON r.id = v.run_id "
+                  "JOIN campaigns c ON c.id = r.campaign_id "
+                  "WHERE (?1 = '' OR c.name = ?1) AND ") +
+      kJudgedRun + " GROUP BY v.verdict ORDER BY v.verdict";
+  Statement s(db_, sql.c_str());
   s.Bind(1, campaign_name);
   std::vector<OutcomeCount> out;
   while (true) {
@@ -161,7 +161,7 @@ Result<std::vector<OutcomeCount>> Database::OutcomeCounts(const std::string& cam
 }
 
 Result<std::vector<FactorRate>> Database::FailRateByFactor(const std::string& factor,
-                                                           const std::string& campaign_name) {
+                                                           const std::string& campaign_name) const {
   if (!IsFactorName(factor)) {
     return Status::InvalidArgument("bad factor name \"" + factor + "\" (a-z 0-9 _)");
   }
@@ -191,7 +191,7 @@ Result<std::vector<FactorRate>> Database::FailRateByFactor(const std::string& fa
   return out;
 }
 
-Result<std::vector<VerdictRecord>> Database::VerdictsOfRun(int64_t run_id) {
+Result<std::vector<VerdictRecord>> Database::VerdictsOfRun(int64_t run_id) const {
   Statement s(db_,
               "SELECT verdict, outcome, evidence, metrics_json FROM verdicts "
               "WHERE run_id = ?1 ORDER BY id");
@@ -203,10 +203,11 @@ Result<std::vector<VerdictRecord>> Database::VerdictsOfRun(int64_t run_id) {
     if (!*more) break;
     VerdictRecord v;
     v.verdict = s.Text(0);
-    const std::string outcome = s.Text(1);
-    if (outcome == "pass") v.outcome = Outcome::kPass;
-    else if (outcome == "fail") v.outcome = Outcome::kFail;
-    else v.outcome = Outcome::kNotApplicable;
+    const std::optional<Outcome> outcome = ParseOutcome(s.Text(1));
+    if (!outcome) {
+      return Status::Corruption("verdicts of run " + std::to_string(run_id) + ": bad outcome");
+    }
+    v.outcome = *outcome;
     v.evidence = s.Text(2);
     v.metrics_json = s.Text(3);
     out.push_back(std::move(v));
@@ -214,7 +215,7 @@ Result<std::vector<VerdictRecord>> Database::VerdictsOfRun(int64_t run_id) {
   return out;
 }
 
-Result<std::vector<uint8_t>> Database::StreamOfRun(int64_t run_id) {
+Result<std::vector<uint8_t>> Database::StreamOfRun(int64_t run_id) const {
   Statement s(db_, "SELECT bytes FROM streams WHERE run_id = ?1");
   s.Bind(1, run_id);
   auto row = s.Step();

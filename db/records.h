@@ -14,9 +14,13 @@ enum class RunStatus { kPlanned, kGreen, kRed, kInvalid, kInfra };
 const char* RunStatusName(RunStatus status);
 std::optional<RunStatus> ParseRunStatus(std::string_view text);
 
-/// verdicts.outcome.
+/// verdicts.outcome. The stored text ("pass", "fail", "n/a") is the vocabulary this enum shares
+/// with oracle::Outcome (oracle/verdict.h): map an oracle outcome to a row with
+/// ParseOutcome(oracle::OutcomeName(o)), so db/ needs no oracle/ edge.
 enum class Outcome { kPass, kFail, kNotApplicable };
 const char* OutcomeName(Outcome outcome);  ///< "pass", "fail", "n/a"
+/// Inverse of OutcomeName; nullopt for any other text.
+std::optional<Outcome> ParseOutcome(std::string_view text);
 
 struct CampaignRecord {
   std::string name;
@@ -34,7 +38,7 @@ struct ImageRecord {
 };
 
 struct BoardRecord {
-  std::string kind;     ///< "sim", "net", "zynq"
+  std::string kind;     ///< how the lab reaches the board, e.g. "remote:sim" (lab::Identity)
   std::string serial;
   std::string info_json;  ///< empty = NULL
 };
@@ -73,10 +77,13 @@ struct RunRow {
   int64_t id = 0;
   std::string campaign_name;
   RunRecord run;
+  /// Whether the run's verdicts count in totals (see "judged" in db/database.h); computed by
+  /// the query, not stored.
+  bool judged = false;
 };
 
 struct VerdictRecord {
-  std::string verdict;         ///< verdict code, e.g. "sequence"
+  std::string verdict;         ///< verdict code name, e.g. "decode_integrity" (docs/verdicts.md)
   Outcome outcome = Outcome::kNotApplicable;
   std::string evidence;
   std::string metrics_json;    ///< empty = NULL

@@ -15,16 +15,6 @@ std::string DirName(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
-
-const Json* FirstOf(const Json& j, std::initializer_list<const char*> keys, std::string* which) {
-  for (const char* k : keys) {
-    if (j.contains(k)) {
-      *which = k;
-      return &j[k];
-    }
-  }
-  return nullptr;
-}
 }  // namespace
 
 Result<ImageManifest> ImageManifest::Load(const std::string& path) {
@@ -41,8 +31,8 @@ Result<ImageManifest> ImageManifest::Load(const std::string& path) {
   if (s.ok()) s = wire::GetStr(j, "", "sha256", &m.sha256);
   if (!s.ok()) return err(s);
   if (m.sha256.size() != 64) return err(Status::InvalidArgument("sha256: expected 64 hex digits"));
-  std::string which;
-  const Json* bid = FirstOf(j, {"build_id"}, &which);
+  // The keys are the ones rtl/cmake/write_manifest.cmake writes (docs/rtl.md); nothing else.
+  const Json* bid = j.contains("build_id") ? &j["build_id"] : nullptr;
   if (bid == nullptr) return err(Status::InvalidArgument("build_id: missing"));
   if (bid->is_string()) {
     Result<uint64_t> b = wire::ParseHexU64(bid->get<std::string>(), "build_id");
@@ -53,37 +43,25 @@ Result<ImageManifest> ImageManifest::Load(const std::string& path) {
   } else {
     return err(Status::InvalidArgument("build_id: expected a hex string"));
   }
-  if (const Json* p = FirstOf(j, {"profile"}, &which)) {
-    m.profile = p->is_string() ? p->get<std::string>() : p->dump();
+  if (j.contains("profile")) {
+    m.profile = j["profile"].is_string() ? j["profile"].get<std::string>() : j["profile"].dump();
   }
-  if (const Json* c = FirstOf(j, {"caps", "capabilities", "capability_bits"}, &which)) {
-    if (c->is_number_unsigned()) {
-      m.caps = c->get<uint64_t>();
-    } else if (c->is_string()) {
-      Result<uint64_t> v = wire::ParseHexU64(c->get<std::string>(), which);
-      if (!v.ok()) return err(v.status());
-      m.caps = *v;
-    }
-  }
-  if (const Json* x = FirstOf(j, {"xlen"}, &which); x != nullptr && x->is_number_unsigned()) {
-    m.xlen = x->get<uint32_t>();
-  }
-  if (const Json* f = FirstOf(j, {"fmax_mhz", "fmax"}, &which); f != nullptr && f->is_number()) {
-    m.fmax_mhz = f->get<double>();
-  }
-  if (const Json* r = FirstOf(j, {"rtl_digest", "rtl_sha256", "rtl_source_digest"}, &which);
-      r != nullptr && r->is_string()) {
-    m.rtl_digest = r->get<std::string>();
-  }
-  if (const Json* v = FirstOf(j, {"verilator_version", "verilator"}, &which);
-      v != nullptr && v->is_string()) {
-    m.verilator_version = v->get<std::string>();
-  }
+  s = wire::GetU64(j, "", "caps", &m.caps, /*required=*/false);
+  if (s.ok()) s = wire::GetU32(j, "", "xlen", &m.xlen, /*required=*/false);
+  if (s.ok()) s = wire::GetStr(j, "", "rtl_digest", &m.rtl_digest, /*required=*/false);
+  if (s.ok()) s = wire::GetStr(j, "", "verilator_version", &m.verilator_version, false);
   std::string file = m.name + ".so";
-  if (const Json* f = FirstOf(j, {"image", "file", "image_file", "path"}, &which);
-      f != nullptr && f->is_string()) {
-    file = f->get<std::string>();
+  if (s.ok()) s = wire::GetStr(j, "", "image", &file, /*required=*/false);
+  if (!s.ok()) return err(s);
+  // The closure gate compares the fabric clock with fmax, so an fmax that is absent, not a
+  // number, zero or negative would silently switch the gate off: it is an error.
+  if (!j.contains("fmax_mhz")) return err(Status::InvalidArgument("fmax_mhz: missing"));
+  const Json& fmax = j["fmax_mhz"];
+  if (!fmax.is_number() || !(fmax.get<double>() > 0)) {
+    return err(Status::InvalidArgument("fmax_mhz: expected a positive number of MHz, got " +
+                                       fmax.dump()));
   }
+  m.fmax_mhz = fmax.get<double>();
   m.image_path = (!file.empty() && file[0] == '/') ? file : DirName(path) + "/" + file;
   return m;
 }

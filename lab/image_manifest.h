@@ -18,13 +18,17 @@ struct ImageManifest {
   std::string profile;
   uint64_t caps = 0;           ///< capability bits (ctteCaps)
   uint32_t xlen = 0;
-  double fmax_mhz = 0;         ///< declared fmax (closure gate)
+  double fmax_mhz = 0;         ///< declared fmax (closure gate); > 0 once loaded
   std::string rtl_digest;
   std::string verilator_version;
   std::string image_path;      ///< the .so, resolved relative to the manifest's directory
   std::string manifest_path;
 
-  /// Loads and validates; errors name the file and the JSON path.
+  /// Loads and validates the keys rtl/cmake/write_manifest.cmake writes (docs/rtl.md); errors
+  /// name the file and the key. Required: name, sha256 (64 hex digits), build_id, and fmax_mhz
+  /// > 0 (it arms the closure gate). Optional, but an error when wrongly typed: caps, xlen
+  /// (unsigned integers), rtl_digest, verilator_version, image (strings; image defaults to
+  /// "<name>.so"). Other keys are ignored.
   static Result<ImageManifest> Load(const std::string& path);
   /// A DeployRequest for this image carrying the manifest's expectations.
   DeployRequest ToDeployRequest() const;

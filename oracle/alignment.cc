@@ -16,6 +16,19 @@ struct Search {
   uint64_t best_pos = 0;   ///< where it starts
 };
 
+// The KMP failure function of the pattern p(0) .. p(m - 1): fail[i] is the length of the longest
+// proper prefix of p[0, i] that is also its suffix.
+template <typename Pattern>
+std::vector<uint64_t> FailureFunction(uint64_t m, const Pattern& p) {
+  std::vector<uint64_t> fail(m, 0);
+  for (uint64_t i = 1, k = 0; i < m; ++i) {
+    while (k > 0 && p(i) != p(k)) k = fail[k - 1];
+    if (p(i) == p(k)) ++k;
+    fail[i] = k;
+  }
+  return fail;
+}
+
 // KMP: the first occurrence of pat[0, m) in text[0, n), and the longest prefix seen.
 Search FindFirst(const uint64_t* pat, uint64_t m, const uint64_t* text, uint64_t n) {
   Search s;
@@ -23,12 +36,7 @@ Search FindFirst(const uint64_t* pat, uint64_t m, const uint64_t* text, uint64_t
     s.found = true;
     return s;
   }
-  std::vector<uint64_t> fail(m, 0);
-  for (uint64_t i = 1, k = 0; i < m; ++i) {
-    while (k > 0 && pat[i] != pat[k]) k = fail[k - 1];
-    if (pat[i] == pat[k]) ++k;
-    fail[i] = k;
-  }
+  const std::vector<uint64_t> fail = FailureFunction(m, [pat](uint64_t k) { return pat[k]; });
   uint64_t q = 0;
   for (uint64_t t = 0; t < n; ++t) {
     while (q > 0 && text[t] != pat[q]) q = fail[q - 1];
@@ -57,12 +65,7 @@ bool FindLast(const uint64_t* pat, uint64_t m, const uint64_t* text, uint64_t lo
               uint64_t* start) {
   if (m == 0 || hi < lo || hi - lo < m) return false;
   const auto rp = [&](uint64_t k) { return pat[m - 1 - k]; };
-  std::vector<uint64_t> fail(m, 0);
-  for (uint64_t i = 1, k = 0; i < m; ++i) {
-    while (k > 0 && rp(i) != rp(k)) k = fail[k - 1];
-    if (rp(i) == rp(k)) ++k;
-    fail[i] = k;
-  }
+  const std::vector<uint64_t> fail = FailureFunction(m, rp);
   uint64_t q = 0;
   for (uint64_t t = hi; t-- > lo;) {
     while (q > 0 && text[t] != rp(q)) q = fail[q - 1];

@@ -44,21 +44,6 @@ constexpr uint32_t EncU(uint32_t op, uint32_t rd, int32_t imm20) {
   return op | rd << 7 | (static_cast<uint32_t>(imm20) & 0xfffff) << 12;
 }
 
-constexpr bool IsLink(uint32_t r) { return r == 1 || r == 5; }
-
-IType JalIType(uint32_t rd) {
-  if (rd == 0) return IType::kDirectJump;
-  return IsLink(rd) ? IType::kDirectCall : IType::kOtherDirectLink;
-}
-
-IType JalrIType(uint32_t rd, uint32_t rs1) {
-  const bool rd_link = IsLink(rd), rs1_link = IsLink(rs1);
-  if (rd_link && rs1_link) return rd == rs1 ? IType::kIndirectCall : IType::kCoroutineSwap;
-  if (rd_link) return IType::kIndirectCall;
-  if (rs1_link) return IType::kReturn;
-  return rd == 0 ? IType::kIndirectJump : IType::kOtherIndirectLink;
-}
-
 bool ValidAmo(uint32_t raw) {
   const uint32_t f3 = Bits(raw, 14, 12), f5 = Bits(raw, 31, 27);
   if (f3 != 2 && f3 != 3) return false;

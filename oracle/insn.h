@@ -27,6 +27,24 @@ struct InsnInfo {
   uint8_t rd = 0, rs1 = 0;     ///< for jal/jalr classification
 };
 
+/// The trace link-register rule: x1 (ra) and x5 (t0) are link registers.
+constexpr bool IsLinkRegister(uint32_t r) { return r == 1 || r == 5; }
+
+/// The itype of a jal writing `rd` (RISC-V trace rules; see IType in oracle/retired.h).
+constexpr IType JalIType(uint32_t rd) {
+  if (rd == 0) return IType::kDirectJump;
+  return IsLinkRegister(rd) ? IType::kDirectCall : IType::kOtherDirectLink;
+}
+
+/// The itype of a jalr writing `rd` and jumping through `rs1`.
+constexpr IType JalrIType(uint32_t rd, uint32_t rs1) {
+  const bool rd_link = IsLinkRegister(rd), rs1_link = IsLinkRegister(rs1);
+  if (rd_link && rs1_link) return rd == rs1 ? IType::kIndirectCall : IType::kCoroutineSwap;
+  if (rd_link) return IType::kIndirectCall;
+  if (rs1_link) return IType::kReturn;
+  return rd == 0 ? IType::kIndirectJump : IType::kOtherIndirectLink;
+}
+
 /// Size of the instruction whose low 16 bits are `low16`: 2 when bits[1:0] != 0b11, else 4.
 constexpr uint8_t InsnSize(uint16_t low16) { return (low16 & 3) == 3 ? 4 : 2; }
 

@@ -43,7 +43,7 @@ Iss::Impl::Impl(const ProgramImage& image, IssOptions opts) : opts_(std::move(op
   CTTE_CHECK(ram_ != nullptr, "cannot allocate ISS RAM");
   expand_ = ExpansionTable();
   for (const Segment& s : image.segments()) {
-    // ProgramImage::Load guarantees RAM containment; TEST_FromSegments callers must too.
+    // ProgramImage::Load guarantees RAM containment; FromSegments callers must too.
     CTTE_CHECK(s.vaddr >= kRamBase && s.vaddr - kRamBase + s.memsz <= kRamSize,
                "segment outside ISS RAM");
     std::memcpy(ram_.get() + (s.vaddr - kRamBase), s.bytes.data(), s.bytes.size());
@@ -208,6 +208,31 @@ const std::string& Iss::console() const { return impl_->console_; }
 uint64_t Iss::retired() const { return impl_->retired_; }
 uint64_t Iss::beats() const { return impl_->beats_; }
 const std::string& Iss::fatal_message() const { return impl_->fatal_; }
+std::string Iss::core_stop() const { return CoreStopText(impl_->stop_, impl_->fatal_); }
 uint64_t Iss::TEST_Reg(int index) const { return impl_->x_[index & 31]; }
+
+const char* StopReasonName(StopReason reason) {
+  switch (reason) {
+    case StopReason::kRunning: return "running";
+    case StopReason::kExited: return "exited";
+    case StopReason::kMaxInstructions: return "max_instructions";
+    case StopReason::kFatal: return "fatal";
+  }
+  return "?";
+}
+
+std::string CoreStopText(StopReason reason, const std::string& fatal_message) {
+  std::string text = StopReasonName(reason);
+  if (reason == StopReason::kFatal) text += ": " + fatal_message;
+  return text;
+}
+
+std::optional<StopReason> ParseCoreStop(std::string_view core_stop) {
+  if (core_stop.starts_with("fatal: ")) return StopReason::kFatal;
+  for (StopReason r : {StopReason::kRunning, StopReason::kExited, StopReason::kMaxInstructions}) {
+    if (core_stop == StopReasonName(r)) return r;
+  }
+  return std::nullopt;
+}
 
 }  // namespace ctte::oracle

@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "oracle/program_image.h"
@@ -25,6 +27,14 @@ struct IssOptions {
 };
 
 enum class StopReason { kRunning, kExited, kMaxInstructions, kFatal };
+/// "running", "exited", "max_instructions", "fatal": the stop reason as text (the stem of a
+/// run's core_stop).
+const char* StopReasonName(StopReason reason);
+/// A run's core_stop text: StopReasonName(reason), and for kFatal "fatal: <fatal_message>".
+/// This is what boards report and runs store.
+std::string CoreStopText(StopReason reason, const std::string& fatal_message);
+/// The stop reason a core_stop text names ("fatal: ..." gives kFatal); nullopt for other text.
+std::optional<StopReason> ParseCoreStop(std::string_view core_stop);
 
 class Iss {
  public:
@@ -43,6 +53,8 @@ class Iss {
   uint64_t retired() const;         ///< instructions retired so far (trap beats excluded)
   uint64_t beats() const;           ///< beats yielded so far
   const std::string& fatal_message() const;  ///< e.g. "fetch from unmapped 0x1234"
+  /// CoreStopText(stop_reason(), fatal_message()).
+  std::string core_stop() const;
 
   // Extra methods (for testing).
   uint64_t TEST_Reg(int index) const;  ///< integer register x[index]

@@ -1,8 +1,9 @@
 // The ISS's instruction semantics: one switch over 32-bit encodings (compressed ones arrive
 // already expanded), RV64I + M + A + Zicsr + mret. Control transfers set itype_ by the trace
-// link-register rules (same as DecodeInsn, inlined here for speed).
+// link-register rules (JalIType/JalrIType of oracle/insn.h, constexpr so they inline).
 #include <cstdint>
 
+#include "oracle/insn.h"
 #include "oracle/iss_impl.h"
 
 namespace ctte::oracle {
@@ -19,7 +20,6 @@ constexpr int64_t Sext(uint64_t x, int bits) {
 constexpr uint32_t Bits(uint32_t x, int hi, int lo) {
   return (x >> lo) & ((1u << (hi - lo + 1)) - 1);
 }
-constexpr bool IsLink(uint32_t r) { return r == 1 || r == 5; }
 constexpr uint64_t Sx32(uint64_t v) {
   return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(v)));
 }
@@ -80,24 +80,14 @@ bool Iss::Impl::Execute(uint32_t w, uint64_t pc, uint8_t size) {
                                21);
       x_[rd] = pc + size;
       next_pc_ = pc + static_cast<uint64_t>(off);
-      itype_ = rd == 0 ? IType::kDirectJump
-                       : (IsLink(rd) ? IType::kDirectCall : IType::kOtherDirectLink);
+      itype_ = JalIType(rd);
       return true;
     }
     case 0x67: {  // jalr
       if (f3 != 0) break;
       next_pc_ = (a + static_cast<uint64_t>(imm_i)) & ~1ULL;
       x_[rd] = pc + size;
-      const bool rd_link = IsLink(rd), rs1_link = IsLink(rs1);
-      if (rd_link && rs1_link) {
-        itype_ = rd == rs1 ? IType::kIndirectCall : IType::kCoroutineSwap;
-      } else if (rd_link) {
-        itype_ = IType::kIndirectCall;
-      } else if (rs1_link) {
-        itype_ = IType::kReturn;
-      } else {
-        itype_ = rd == 0 ? IType::kIndirectJump : IType::kOtherIndirectLink;
-      }
+      itype_ = JalrIType(rd, rs1);
       return true;
     }
     case 0x63: {  // branches

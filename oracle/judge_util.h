@@ -4,25 +4,20 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <string>
 
+#include "base/text.h"
 #include "oracle/run_facts.h"
 #include "oracle/verdict.h"
 
 namespace ctte::oracle::judge {
 
-inline std::string Hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 inline std::string Num(uint64_t v) { return std::to_string(v); }
 
 /// "0x80000100 (in main+0x44)".
 inline std::string PcText(const Expected& e, uint64_t pc) {
-  std::string s = Hex(pc);
+  std::string s = HexShort(pc);
   if (e.image != nullptr) s += " (in " + e.image->Symbolize(pc) + ")";
   return s;
 }

@@ -38,7 +38,7 @@ struct RunMetrics {
   uint64_t stream_bytes = 0;
   uint64_t segments = 0;
   uint64_t ambiguous_segments = 0;
-  double payload_bits_per_instruction = 0;  ///< 6 MDO bits per byte / decoded instructions
+  double payload_bits_per_instruction = 0;  ///< 6 per non-idle byte / decoded (trace_stats.h)
   double wire_bits_per_instruction = 0;     ///< 8 bits per byte / decoded instructions
   bool reference_bytes_identical = false;
   uint64_t ready_stall_bound = 0;

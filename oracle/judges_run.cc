@@ -9,7 +9,6 @@
 namespace ctte::oracle {
 
 using judge::Failures;
-using judge::Hex;
 using judge::Num;
 using judge::PcText;
 
@@ -106,7 +105,10 @@ Verdict JudgeLiveness(const Expected& e, const Observed& o, const Alignment& a) 
   (void)a;
   const CaptureFacts& c = o.capture;
   Failures f(VerdictCode::kLiveness);
-  if (c.beats != e.beats || c.core_stop != e.core_stop) {
+  // Same reason; a fatal stop must also have the same cause.
+  const bool same_stop = ParseCoreStop(c.core_stop) == e.stop_reason &&
+                         (e.stop_reason != StopReason::kFatal || c.core_stop == e.core_stop);
+  if (c.beats != e.beats || !same_stop) {
     f.Add("core_incomplete", "the board's core presented " + Num(c.beats) + " beats (" +
                                  c.core_stop + "), the reference " + Num(e.beats) + " (" +
                                  e.core_stop + ")");
@@ -159,8 +161,8 @@ Verdict JudgeDeterminism(const Expected& e, const Observed& o, const Alignment& 
     while (i < n && x.bytes[i] == y.bytes[i]) ++i;
     if (i < n || x.bytes.size() != y.bytes.size()) {
       f.Add("bytes_differ",
-            "byte " + Num(i) + ": run " + (i < x.bytes.size() ? Hex(x.bytes[i]) : "(end)") +
-                ", twin " + (i < y.bytes.size() ? Hex(y.bytes[i]) : "(end)") + " (" +
+            "byte " + Num(i) + ": run " + (i < x.bytes.size() ? HexShort(x.bytes[i]) : "(end)") +
+                ", twin " + (i < y.bytes.size() ? HexShort(y.bytes[i]) : "(end)") + " (" +
                 Num(x.bytes.size()) + " and " + Num(y.bytes.size()) + " bytes, drop-free)",
             i, i + 1);
     }
@@ -171,8 +173,8 @@ Verdict JudgeDeterminism(const Expected& e, const Observed& o, const Alignment& 
     while (i < n && x.pcs[i] == y.pcs[i]) ++i;
     if (i < n || x.pcs.size() != y.pcs.size()) {
       f.Add("decode_differs", "decoded PC " + Num(i) + ": run " +
-                                  (i < x.pcs.size() ? Hex(x.pcs[i]) : "(end)") + ", twin " +
-                                  (i < y.pcs.size() ? Hex(y.pcs[i]) : "(end)"));
+                                  (i < x.pcs.size() ? HexShort(x.pcs[i]) : "(end)") + ", twin " +
+                                  (i < y.pcs.size() ? HexShort(y.pcs[i]) : "(end)"));
     }
     // Markers: anchors (with their addresses), losses, correlations, errors, at the same places.
     const auto key = [](const Marker& m) {
@@ -229,7 +231,7 @@ Verdict JudgeWindowSemantics(const Expected& e, const Observed& o, const Alignme
       if (faddr != x.open_pc && !(x.after_pause && w.late_open > 0)) {
         const uint64_t idx = x.begin;
         f.Add("open_address", "byte " + Num(first.offset) + ": window " + Num(k) +
-                                  " opens at F-ADDR " + Hex(faddr) + ", reference first beat " +
+                                  " opens at F-ADDR " + HexShort(faddr) + ", reference first beat " +
                                   PcText(e, x.open_pc) + " (retirement index " + Num(idx) + ")",
               first.offset, first.offset + first.size, &idx);
       }

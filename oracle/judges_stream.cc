@@ -9,11 +9,11 @@
 
 #include "oracle/judge_util.h"
 #include "oracle/judges.h"
+#include "oracle/trace_stats.h"
 
 namespace ctte::oracle {
 
 using judge::Failures;
-using judge::Hex;
 using judge::Num;
 using judge::PcText;
 using judge::RefText;
@@ -48,7 +48,7 @@ void AddMismatch(const Expected& e, const DecodedStream& d, const AlignedSegment
   }
   const uint64_t ref_index = s.ref_begin + s.matched;
   f->Add(rule,
-         "index " + Num(ref_index) + ": decoded " + Hex(d.pcs[dec_index]) + ", " +
+         "index " + Num(ref_index) + ": decoded " + HexShort(d.pcs[dec_index]) + ", " +
              RefText(e, ref_index) + " (decoded PC " + Num(dec_index) + ", segment anchored at byte " +
              Num(b) + ", " + Num(s.matched) + " PCs matched before)",
          b, end, &ref_index);
@@ -88,9 +88,9 @@ Verdict JudgeDecodeIntegrity(const Expected& e, const Observed& o, const Alignme
     identical = i == n && ref.size() == d.bytes.size();
     if (!identical) {
       std::string msg = "byte " + Num(i) + ": captured ";
-      msg += i < d.bytes.size() ? Hex(d.bytes[i]) : std::string("(end of stream)");
+      msg += i < d.bytes.size() ? HexShort(d.bytes[i]) : std::string("(end of stream)");
       msg += ", reference encoder ";
-      msg += i < ref.size() ? Hex(ref[i]) : std::string("(end of stream)");
+      msg += i < ref.size() ? HexShort(ref[i]) : std::string("(end of stream)");
       msg += " (drop-free run: " + Num(d.bytes.size()) + " bytes captured, " + Num(ref.size()) +
              " expected)";
       f.Add("reference_bytes", msg, i, i + 1);
@@ -108,9 +108,10 @@ Verdict JudgeDecodeIntegrity(const Expected& e, const Observed& o, const Alignme
                {"segments", static_cast<double>(a.segments.size())},
                {"reference_bytes_identical", identical ? 1.0 : 0.0}};
   if (!d.pcs.empty()) {
-    const double n = static_cast<double>(d.pcs.size());
-    v.metrics.push_back({"payload_bits_per_instruction", 6.0 * static_cast<double>(d.bytes.size()) / n});
-    v.metrics.push_back({"wire_bits_per_instruction", 8.0 * static_cast<double>(d.bytes.size()) / n});
+    v.metrics.push_back({"payload_bits_per_instruction",
+                         PayloadBitsPerInstruction(d.bytes.size(), d.idle_bytes, d.pcs.size())});
+    v.metrics.push_back(
+        {"wire_bits_per_instruction", WireBitsPerInstruction(d.bytes.size(), d.pcs.size())});
   }
   return v;
 }
@@ -289,11 +290,9 @@ RunMetrics ComputeRunMetrics(const Expected& e, const Observed& o, const Alignme
   r.stream_bytes = d.bytes.size();
   r.segments = a.segments.size();
   for (const AlignedSegment& s : a.segments) r.ambiguous_segments += s.ambiguous ? 1 : 0;
-  if (r.decoded_instructions > 0) {
-    const double n = static_cast<double>(r.decoded_instructions);
-    r.payload_bits_per_instruction = 6.0 * static_cast<double>(r.stream_bytes) / n;
-    r.wire_bits_per_instruction = 8.0 * static_cast<double>(r.stream_bytes) / n;
-  }
+  r.payload_bits_per_instruction =
+      PayloadBitsPerInstruction(r.stream_bytes, d.idle_bytes, r.decoded_instructions);
+  r.wire_bits_per_instruction = WireBitsPerInstruction(r.stream_bytes, r.decoded_instructions);
   r.reference_bytes_identical = d.bytes == e.reference_stream;
   r.ready_stall_bound = ReadyStallBound(o.capture.fabric_hz, o.capture.sink_hz);
   r.episodes = FindLossEpisodes(e, o, a);

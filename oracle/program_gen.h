@@ -1,8 +1,8 @@
 // A seeded random RV64IMAC program generator (in the spirit of riscv-dv, much smaller): it emits
-// machine code directly (oracle/iss_asm.h) and writes a minimal ELF64 itself, so it needs no
-// cross toolchain at run time. Every program terminates: loops are counted, calls form a DAG
-// (a function only calls functions of a deeper level), other branches and indirect jumps go
-// forward, and the dynamic length is bounded by an estimate kept while generating.
+// machine code directly (oracle/iss_asm.h), and oracle/elf_writer.h writes it as a minimal ELF64,
+// so it needs no cross toolchain at run time. Every program terminates: loops are counted, calls
+// form a DAG (a function only calls functions of a deeper level), other branches and indirect
+// jumps go forward, and the dynamic length is bounded by an estimate kept while generating.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "oracle/elf_writer.h"  // WriteElf, to write a GeneratedProgram
 #include "oracle/program_image.h"
 
 namespace ctte::oracle {
@@ -29,14 +30,10 @@ struct GeneratedProgram {
   std::vector<Segment> segments;
   std::vector<Symbol> symbols;
   uint64_t estimated_dynamic = 0;
-  ProgramImage ToImage() const { return ProgramImage::TEST_FromSegments(entry, segments, symbols); }
+  ProgramImage ToImage() const { return ProgramImage::FromSegments(entry, segments, symbols); }
 };
 
 /// Generates one program from `seed` (deterministic: same seed and options, same bytes).
 GeneratedProgram GenerateProgram(uint64_t seed, const ProgramGenOptions& options);
-
-/// Writes an ELF64 RISC-V executable (one PT_LOAD per segment, a symbol table) to `path`.
-Status WriteElf(const std::string& path, uint64_t entry, const std::vector<Segment>& segments,
-                const std::vector<Symbol>& symbols);
 
 }  // namespace ctte::oracle

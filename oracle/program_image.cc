@@ -11,15 +11,10 @@
 #include <cstring>
 
 #include "base/files.h"
+#include "base/text.h"
 
 namespace ctte::oracle {
 namespace {
-
-std::string Hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
 
 struct ElfCloser {
   Elf* elf;
@@ -69,15 +64,15 @@ Result<ProgramImage> ProgramImage::Load(const std::string& path) {
     }
     if (ph.p_type != PT_LOAD || ph.p_memsz == 0) continue;
     const std::string where = path + ": program header " + std::to_string(i) + " (vaddr " +
-                              Hex(ph.p_vaddr) + ", memsz " + Hex(ph.p_memsz) + ")";
+                              HexShort(ph.p_vaddr) + ", memsz " + HexShort(ph.p_memsz) + ")";
     if (ph.p_vaddr < kRamBase || ph.p_memsz > kRamSize ||
         ph.p_vaddr - kRamBase > kRamSize - ph.p_memsz) {
-      return Status::InvalidArgument(where + ": segment outside RAM [" + Hex(kRamBase) + ", " +
-                                     Hex(kRamBase + kRamSize) + ")");
+      return Status::InvalidArgument(where + ": segment outside RAM [" + HexShort(kRamBase) + ", " +
+                                     HexShort(kRamBase + kRamSize) + ")");
     }
     if (ph.p_filesz > ph.p_memsz || ph.p_offset > bytes.size() ||
         ph.p_filesz > bytes.size() - ph.p_offset) {
-      return Status::InvalidArgument(where + ": file bytes at offset " + Hex(ph.p_offset) +
+      return Status::InvalidArgument(where + ": file bytes at offset " + HexShort(ph.p_offset) +
                                      " run past the end of the file or past memsz");
     }
     Segment seg;
@@ -124,8 +119,8 @@ void ProgramImage::Finish() {
                    [](const Symbol& a, const Symbol& b) { return a.addr < b.addr; });
 }
 
-ProgramImage ProgramImage::TEST_FromSegments(uint64_t entry, std::vector<Segment> segments,
-                                             std::vector<Symbol> symbols) {
+ProgramImage ProgramImage::FromSegments(uint64_t entry, std::vector<Segment> segments,
+                                        std::vector<Symbol> symbols) {
   ProgramImage image;
   image.path_ = "<memory>";
   image.entry_ = entry;
@@ -189,9 +184,9 @@ std::string ProgramImage::Symbolize(uint64_t addr) const {
                                     : (i + 1 == symbols_.size() || symbols_[i + 1].addr > addr);
     if (covers) best = &s;
   }
-  if (best == nullptr) return Hex(addr);
+  if (best == nullptr) return HexShort(addr);
   if (addr == best->addr) return best->name;
-  return best->name + "+" + Hex(addr - best->addr);
+  return best->name + "+" + HexShort(addr - best->addr);
 }
 
 }  // namespace ctte::oracle

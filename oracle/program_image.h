@@ -47,9 +47,11 @@ class ProgramImage {
   /// "main+0x44" ("main" at offset 0), or the hex address when no function symbol covers it.
   std::string Symbolize(uint64_t addr) const;
 
-  // Extra methods (for testing and for generated programs): build an image from memory.
-  static ProgramImage TEST_FromSegments(uint64_t entry, std::vector<Segment> segments,
-                                        std::vector<Symbol> symbols = {});
+  /// An image built in memory (generated programs, tests); path() is "<memory>". Segments are
+  /// taken as given: unlike Load, nothing checks that they lie inside RAM, so the caller must
+  /// (the ISS CHECKs it).
+  static ProgramImage FromSegments(uint64_t entry, std::vector<Segment> segments,
+                                   std::vector<Symbol> symbols = {});
 
  private:
   void Finish();  ///< sorts segments and symbols

@@ -34,7 +34,6 @@ class ReferenceEncoder {
   uint64_t messages() const { return messages_; }
 
  private:
-  struct State;
   EncoderConfig config_;
   std::vector<uint8_t> bytes_;
   uint64_t messages_ = 0;

@@ -86,12 +86,8 @@ Expected BuildExpected(const ProgramImage& image, const ExpectedOptions& options
   }
   e.beats = beat;
   e.retired = e.pcs.size();
-  switch (iss.stop_reason()) {
-    case StopReason::kExited: e.core_stop = "exited"; break;
-    case StopReason::kMaxInstructions: e.core_stop = "max_instructions"; break;
-    case StopReason::kFatal: e.core_stop = "fatal: " + iss.fatal_message(); break;
-    case StopReason::kRunning: e.core_stop = "running"; break;
-  }
+  e.stop_reason = iss.stop_reason();
+  e.core_stop = iss.core_stop();
   e.reference_stream = enc.bytes();
   return e;
 }
@@ -134,6 +130,7 @@ DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImag
     rec.OnMessage(msg);
   }
   rec.Finish();
+  d.idle_bytes = reader.idle_bytes();
   d.pcs = std::move(sink.pcs_);
   d.markers = std::move(sink.markers_);
   // End-of-message bytes (MSEO 11), not counting idles (0xFF between messages).

@@ -48,7 +48,8 @@ struct Expected {
   uint8_t sync_mode = 0;
   uint64_t beats = 0;                   ///< beats the core presented
   uint64_t retired = 0;
-  std::string core_stop;                ///< "exited", "max_instructions", "fatal: ..."
+  StopReason stop_reason = StopReason::kRunning;  ///< how the reference core stopped
+  std::string core_stop;                ///< its text, CoreStopText(): "exited", "fatal: ..."
   std::vector<uint8_t> reference_stream;  ///< the reference encoder's bytes for the same run
 
   uint64_t InWindowInstructions() const;
@@ -91,7 +92,7 @@ struct CaptureFacts {
   std::optional<uint64_t> max_ready_stall_sink_cycles;
   uint64_t fabric_hz = 0, sink_hz = 0;
   uint64_t beats = 0, retired = 0;
-  std::string core_stop;
+  std::string core_stop;  ///< as the board reported it (CoreStopText; ParseCoreStop reads it)
 };
 
 /// A decoded stream: messages with offsets, reader problems, PCs and markers.
@@ -100,6 +101,7 @@ struct DecodedStream {
   std::vector<Message> messages;       ///< standard messages, in stream order
   std::vector<StreamProblem> problems;
   uint64_t framed_messages = 0;        ///< every end-of-message seen (standard or not)
+  uint64_t idle_bytes = 0;             ///< 0xFF idles between messages (MessageReader)
   std::vector<uint64_t> pcs;
   std::vector<Marker> markers;
 };

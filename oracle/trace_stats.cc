@@ -16,15 +16,24 @@ double TraceStats::MessagesPerKiloInstruction() const {
                                         static_cast<double>(instructions_);
 }
 
+double PayloadBitsPerInstruction(uint64_t wire_bytes, uint64_t idle_bytes,
+                                 uint64_t instructions) {
+  return instructions == 0 ? 0.0 : 6.0 * static_cast<double>(wire_bytes - idle_bytes) /
+                                       static_cast<double>(instructions);
+}
+
+double WireBitsPerInstruction(uint64_t wire_bytes, uint64_t instructions) {
+  return instructions == 0
+             ? 0.0
+             : 8.0 * static_cast<double>(wire_bytes) / static_cast<double>(instructions);
+}
+
 double TraceStats::PayloadBitsPerInstruction() const {
-  return instructions_ == 0 ? 0.0 : 6.0 * static_cast<double>(wire_bytes_ - idle_bytes_) /
-                                        static_cast<double>(instructions_);
+  return oracle::PayloadBitsPerInstruction(wire_bytes_, idle_bytes_, instructions_);
 }
 
 double TraceStats::WireBitsPerInstruction() const {
-  return instructions_ == 0
-             ? 0.0
-             : 8.0 * static_cast<double>(wire_bytes_) / static_cast<double>(instructions_);
+  return oracle::WireBitsPerInstruction(wire_bytes_, instructions_);
 }
 
 namespace {

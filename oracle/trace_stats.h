@@ -13,6 +13,13 @@
 
 namespace ctte::oracle {
 
+/// The one formula for the payload bits per instruction of a stream (the run metric and the
+/// decoder statistics alike): 6 MDO bits per non-idle byte, over `instructions`; 0 when there
+/// are no instructions.
+double PayloadBitsPerInstruction(uint64_t wire_bytes, uint64_t idle_bytes, uint64_t instructions);
+/// 8 bits per wire byte (idles included), over `instructions`; 0 when there are none.
+double WireBitsPerInstruction(uint64_t wire_bytes, uint64_t instructions);
+
 class TraceStats {
  public:
   void AddMessage(const Message& msg) {

@@ -126,7 +126,7 @@ std::string VerdictTable(const ReportModel& m) {
                   "<thead><tr><th>verdict</th><th>pass</th><th>fail</th><th>n/a</th></tr>"
                   "</thead><tbody>\n";
   for (const VerdictTotals& t : m.verdict_totals) {
-    h += "<tr><td><a href=\"docs/verdicts.md#" + E(t.verdict) + "\">" + E(t.verdict) +
+    h += "<tr><td><a href=\"" + E(m.verdicts_doc_url) + "#" + E(t.verdict) + "\">" + E(t.verdict) +
          "</a></td><td>" + std::to_string(t.pass) + "</td><td>" + std::to_string(t.fail) +
          "</td><td>" + std::to_string(t.not_applicable) + "</td></tr>\n";
   }

@@ -6,7 +6,8 @@
 //                 svg#plot-bpi (bits per instruction by workload),
 //                 svg#plot-loss (loss fraction against sink capacity),
 //                 svg#plot-recovery (recovery distance of loss episodes)
-//   #verdicts     outcome counts per verdict, linking docs/verdicts.md#<code>
+//   #verdicts     outcome counts per verdict, linking docs/verdicts.md#<code> by an absolute
+//                 file:// URL (ReportModel::verdicts_doc_url), so links work from any folder
 //   #verdict-by-factor  table#vbf-<factor>: per value, failed / judged runs of each verdict
 //   #red-runs     red runs: failed verdicts, evidence, replay command
 //   #not-judged   invalid and infra runs with their reason

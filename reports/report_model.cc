@@ -1,5 +1,6 @@
 // Building the ReportModel: one Campaigns() row, RunsOfCampaign(), VerdictsOfRun() per run; the
-// factor and verdict totals are counts over those rows (statuses and outcomes as stored). The
+// factor totals are counts over those rows (statuses as stored), the verdict totals count only
+// the rows the database marks judged (RunRow::judged), as `ctte-lab history` does. The
 // JSON columns are read with nlohmann/json; a malformed column is an error naming the run and
 // the column, never silently skipped.
 #include "reports/report_model.h"
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <tuple>
@@ -61,13 +63,14 @@ std::optional<double> ReadyShare(const Json& config) {
   return std::nullopt;
 }
 
-Status FillRun(db::Database& db, const db::RunRow& row, const ReportOptions& options,
+Status FillRun(const db::Database& db, const db::RunRow& row, const ReportOptions& options,
                ReportRun* out) {
   const db::RunRecord& r = row.run;
   out->id = row.id;
   out->index = r.index;
   out->seed = r.seed;
   out->status = r.status;
+  out->judged = row.judged;
   out->image_name = r.image_name;
   out->image_sha256 = r.image_sha256;
   out->started_at = r.started_at;
@@ -137,7 +140,7 @@ Status FillRun(db::Database& db, const db::RunRow& row, const ReportOptions& opt
   return Status::Ok();
 }
 
-Result<db::CampaignSummary> FindCampaign(db::Database& db, const std::string& campaign) {
+Result<db::CampaignSummary> FindCampaign(const db::Database& db, const std::string& campaign) {
   int64_t id = 0;
   const char* end = campaign.data() + campaign.size();
   const bool numeric =
@@ -182,16 +185,34 @@ std::vector<const ReportRun*> ReportModel::RedRuns() const {
   return red;
 }
 
+std::string VerdictsDocUrl(const std::string& docs_dir) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string url = "file://";
+  for (const char ch : docs_dir + "/verdicts.md") {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      url += ch;
+    } else {
+      url += '%';
+      url += kHex[c >> 4];
+      url += kHex[c & 15];
+    }
+  }
+  return url;
+}
+
 std::string ReplayCommand(int64_t run_id, const std::string& db_path) {
   std::string cmd = "ctte-lab replay " + std::to_string(run_id);
   if (!db_path.empty()) cmd += " --db " + db_path;
   return cmd;
 }
 
-Result<ReportModel> BuildReportModel(db::Database& db, const std::string& campaign,
+Result<ReportModel> BuildReportModel(const db::Database& db, const std::string& campaign,
                                      const ReportOptions& options) {
   ReportModel model;
   model.db_path = options.db_path;
+  model.verdicts_doc_url =
+      VerdictsDocUrl(options.docs_dir.empty() ? CTTE_DOCS_DIR : options.docs_dir);
   Result<db::CampaignSummary> c = FindCampaign(db, campaign);
   if (!c.ok()) return c.status();
   model.campaign = *c;
@@ -223,6 +244,7 @@ Result<ReportModel> BuildReportModel(db::Database& db, const std::string& campai
         case db::RunStatus::kPlanned: ++fc.planned; break;
       }
     }
+    if (!r.judged) continue;
     for (const ReportVerdict& v : r.verdicts) {
       auto t_it = std::find_if(model.verdict_totals.begin(), model.verdict_totals.end(),
                                [&v](const VerdictTotals& t) { return t.verdict == v.verdict; });
@@ -241,6 +263,7 @@ Result<ReportModel> BuildReportModel(db::Database& db, const std::string& campai
   // Verdict outcomes per factor value, in factor, value and verdict order.
   std::map<std::tuple<size_t, std::string, size_t>, FactorVerdictCounts> per_value;
   for (const ReportRun& r : model.runs) {
+    if (!r.judged) continue;
     for (const auto& [name, value] : r.axes) {
       const size_t f = static_cast<size_t>(
           std::find(model.factors.begin(), model.factors.end(), name) - model.factors.begin());

@@ -31,6 +31,9 @@ struct ReportRun {
   uint64_t index = 0;
   uint64_t seed = 0;
   db::RunStatus status = db::RunStatus::kPlanned;
+  /// Whether its verdicts count in the totals: the database's definition of a judged run
+  /// (db::RunRow::judged: green or red). An invalid run may list verdicts that do not count.
+  bool judged = false;
   /// Why the run is not green: the stored status_reason, else the first failed verdict.
   std::string reason;
   std::vector<std::pair<std::string, std::string>> axes;  ///< config_json "axes", in order
@@ -69,13 +72,14 @@ struct FactorValueCounts {
   uint64_t runs() const { return green + red + invalid + infra + planned; }
 };
 
-/// Outcomes of one verdict over the runs where one factor took one value.
+/// Outcomes of one verdict over the judged runs where one factor took one value.
 struct FactorVerdictCounts {
   std::string factor, value, verdict;
   uint64_t pass = 0, fail = 0, not_applicable = 0;
 };
 
-/// Outcomes of one verdict over the campaign's runs.
+/// Outcomes of one verdict over the campaign's judged runs (the same counts as
+/// db::Database::OutcomeCounts for a campaign name with one row).
 struct VerdictTotals {
   std::string verdict;
   uint64_t pass = 0, fail = 0, not_applicable = 0;
@@ -84,11 +88,14 @@ struct VerdictTotals {
 struct ReportModel {
   db::CampaignSummary campaign;
   std::string db_path;               ///< as named in replay commands
+  /// Where the verdict links point: an absolute URL of docs/verdicts.md (the HTML appends
+  /// "#<code>"), so a link works wherever the report is written.
+  std::string verdicts_doc_url;
   std::vector<std::string> factors;  ///< axis names, in config order
   std::vector<ReportRun> runs;       ///< by index
   std::vector<ReportRun> replays;    ///< rows with replay_of set, by id
   std::vector<FactorValueCounts> factor_counts;  ///< by factor (config order), then value
-  std::vector<VerdictTotals> verdict_totals;     ///< in the order runs list them
+  std::vector<VerdictTotals> verdict_totals;     ///< in the order judged runs list them
   /// By factor (config order), value, then verdict (verdict_totals order).
   std::vector<FactorVerdictCounts> factor_verdicts;
 
@@ -99,11 +106,18 @@ struct ReportModel {
 struct ReportOptions {
   /// Written into replay commands ("ctte-lab replay 17 --db out/ctte.db"); "" leaves --db out.
   std::string db_path;
+  /// The docs/ folder the verdict links point into (an absolute path); "" = the docs/ of the
+  /// source tree this build came from.
+  std::string docs_dir;
 };
+
+/// "file:///abs/docs/verdicts.md" for docs_dir "/abs/docs" (bytes outside [A-Za-z0-9-._~/]
+/// percent-encoded).
+std::string VerdictsDocUrl(const std::string& docs_dir);
 
 /// The campaign: a numeric id, or a name (the newest campaign row with that name).
 /// NotFound names the database when there is no such campaign.
-Result<ReportModel> BuildReportModel(db::Database& db, const std::string& campaign,
+Result<ReportModel> BuildReportModel(const db::Database& db, const std::string& campaign,
                                      const ReportOptions& options);
 
 /// "ctte-lab replay 17 --db out/ctte.db".

@@ -1,6 +1,5 @@
 #include "reports/text_format.h"
 
-#include <cinttypes>
 #include <cstdio>
 
 namespace ctte::reports {
@@ -42,12 +41,6 @@ std::string Fixed(double value, int digits) {
 
 std::string Fixed(std::optional<double> value, int digits) {
   return value ? Fixed(*value, digits) : std::string();
-}
-
-std::string Hex64(uint64_t value) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, value);
-  return buf;
 }
 
 }  // namespace ctte::reports

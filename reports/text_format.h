@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/text.h"  // Hex64, used by every renderer
+
 namespace ctte::reports {
 
 /// Escapes & < > " ' for XML/HTML text and attribute values; drops control characters other
@@ -17,7 +19,6 @@ std::string CsvField(std::string_view text);
 /// "%.<digits>f"; "" when absent.
 std::string Fixed(std::optional<double> value, int digits);
 std::string Fixed(double value, int digits);
-/// "0x" + 16 lower-case hex digits.
-std::string Hex64(uint64_t value);
+// Seeds and other 64-bit values are written with ctte::Hex64 (base/text.h).
 
 }  // namespace ctte::reports

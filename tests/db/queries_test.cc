@@ -83,6 +83,27 @@ TEST_F(QueriesTest, RunsOfCampaignAreOrderedByIndex) {
   EXPECT_EQ((*runs)[2].run.replay_of, run1_);
 }
 
+// RunRow::judged is the same definition OutcomeCounts uses: original green and red runs only.
+TEST_F(QueriesTest, RunRowsSayWhetherTheRunIsJudged) {
+  auto runs = db_->RunsOfCampaign(smoke_);
+  ASSERT_TRUE(runs.ok());
+  // By index: 0 green, 1 red, 1 its replay, 2 red, 3 green, 4 invalid, 5 planned.
+  const std::vector<bool> expected = {true, true, false, true, true, false, false};
+  ASSERT_EQ(runs->size(), expected.size());
+  for (size_t i = 0; i < runs->size(); ++i) {
+    EXPECT_EQ((*runs)[i].judged, expected[i]) << "row " << i << " index " << (*runs)[i].run.index;
+  }
+  EXPECT_TRUE(db_->RunById(run1_)->judged);
+}
+
+TEST(OutcomeTest, NamesRoundTripAndOtherTextIsRejected) {
+  for (Outcome o : {Outcome::kPass, Outcome::kFail, Outcome::kNotApplicable}) {
+    EXPECT_EQ(ParseOutcome(OutcomeName(o)), o);
+  }
+  EXPECT_FALSE(ParseOutcome("PASS").has_value());
+  EXPECT_FALSE(ParseOutcome("").has_value());
+}
+
 TEST_F(QueriesTest, RunByIdReturnsTheRowOrNotFound) {
   auto run = db_->RunById(run1_);
   ASSERT_TRUE(run.ok()) << run.status().ToString();

@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (code > 0) std::memcpy(seg.bytes.data(), data, code);
   std::vector<Segment> segs;
   segs.push_back(std::move(seg));
-  const ProgramImage image = ProgramImage::TEST_FromSegments(0x80000000ULL, std::move(segs));
+  const ProgramImage image = ProgramImage::FromSegments(0x80000000ULL, std::move(segs));
   DecodeOptions opt;
   opt.reconstruct.max_walk_halfwords = 1u << 16;
   NullSink sink;

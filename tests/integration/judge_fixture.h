@@ -1,6 +1,8 @@
-// Real captures for the judge tests: each configuration is planned (runner/execute.h), run once
-// on in-process SimBoards (main + determinism twin) and kept for the whole test binary; tests
-// then manipulate copies of the captured bytes and counters and judge them again.
+// Real captures for the judge tests: each configuration is planned (runner/execute.h), run on
+// in-process SimBoards (main + determinism twin) in SetUpTestSuite and kept for the suite; tests
+// then manipulate copies of the captured bytes and counters and judge them again. ctest runs
+// every discovered test in its own process (gtest_discover_tests), so there the captures are
+// made once per test; running the binary directly makes them once per suite.
 #pragma once
 
 #include <gtest/gtest.h>

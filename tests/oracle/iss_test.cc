@@ -25,7 +25,7 @@ struct AsmRun {
 AsmRun Execute(Assembler& as, IssOptions opts = {}) {
   std::vector<uint8_t> code = as.Finish();
   Segment seg{kBase, code.size(), true, code};
-  ProgramImage image = ProgramImage::TEST_FromSegments(kBase, {seg});
+  ProgramImage image = ProgramImage::FromSegments(kBase, {seg});
   if (opts.max_instructions == IssOptions{}.max_instructions) opts.max_instructions = 10'000;
   AsmRun run{std::make_unique<Iss>(image, opts), {}};
   Retired r;
@@ -213,6 +213,25 @@ TEST(IssTest, MaxInstructionsStopsTheRun) {
   AsmRun run = Execute(as, opts);
   EXPECT_EQ(run.iss->stop_reason(), StopReason::kMaxInstructions);
   EXPECT_EQ(run.beats.size(), 1234u);
+  EXPECT_EQ(run.iss->core_stop(), "max_instructions");
+}
+
+// The texts are stored in runs (metrics_json core_stop) and compared by the liveness judge.
+TEST(IssTest, StopReasonTextsAreStableAndParseBack) {
+  EXPECT_STREQ(StopReasonName(StopReason::kRunning), "running");
+  EXPECT_STREQ(StopReasonName(StopReason::kExited), "exited");
+  EXPECT_STREQ(StopReasonName(StopReason::kMaxInstructions), "max_instructions");
+  EXPECT_STREQ(StopReasonName(StopReason::kFatal), "fatal");
+  EXPECT_EQ(CoreStopText(StopReason::kFatal, "fetch from unmapped 0x1000"),
+            "fatal: fetch from unmapped 0x1000");
+  EXPECT_EQ(CoreStopText(StopReason::kExited, "ignored"), "exited");
+  for (StopReason r : {StopReason::kRunning, StopReason::kExited, StopReason::kMaxInstructions,
+                       StopReason::kFatal}) {
+    EXPECT_EQ(ParseCoreStop(CoreStopText(r, "x")), r);
+  }
+  EXPECT_FALSE(ParseCoreStop("fatal").has_value());
+  EXPECT_FALSE(ParseCoreStop("max-instructions").has_value());
+  EXPECT_FALSE(ParseCoreStop("").has_value());
 }
 
 TEST(IssTest, FetchFromUnmappedTrapsThenStopsAsFatal) {

@@ -1,11 +1,9 @@
-// The random program generator: determinism, termination on the ISS, knobs, ELF round trip.
+// The random program generator: determinism, termination on the ISS, knobs.
 #include "oracle/program_gen.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <array>
-#include <filesystem>
 
 #include "oracle/iss.h"
 
@@ -97,30 +95,6 @@ TEST(ProgramGenTest, InterruptsAreServedByTheGeneratedHandler) {
   const Outcome o = RunOnIss(GenerateProgram(9, {}), opts);
   EXPECT_EQ(o.stop, StopReason::kExited);
   EXPECT_GT(o.itypes[static_cast<size_t>(IType::kInterrupt)], 10u);
-}
-
-TEST(ProgramGenTest, WrittenElfLoadsBackWithSymbols) {
-  const GeneratedProgram p = GenerateProgram(11, {});
-  const std::string path =
-      (std::filesystem::temp_directory_path() /
-       ("ctte_program_gen_test_" + std::to_string(static_cast<long>(getpid())) + ".elf"))
-          .string();
-  ASSERT_TRUE(WriteElf(path, p.entry, p.segments, p.symbols).ok());
-  Result<ProgramImage> image = ProgramImage::Load(path);
-  ASSERT_TRUE(image.ok()) << image.status().ToString();
-  EXPECT_EQ(image->entry(), p.entry);
-  ASSERT_EQ(image->segments().size(), p.segments.size());
-  for (size_t i = 0; i < p.segments.size(); ++i) {
-    EXPECT_EQ(image->segments()[i].bytes, p.segments[i].bytes);
-    EXPECT_EQ(image->segments()[i].executable, p.segments[i].executable);
-  }
-  uint64_t f0 = 0;
-  for (const Symbol& s : image->symbols()) {
-    if (s.name == "f0") f0 = s.addr;
-  }
-  ASSERT_NE(f0, 0u);
-  EXPECT_EQ(image->Symbolize(f0 + 8), "f0+0x8");
-  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ TEST_F(PatchedElfTest, SegmentOutsideRamIsRejected) {
 TEST(ProgramImageMemoryTest, ReadAcrossSegmentBoundaryAndUnmapped) {
   Segment a{0x80000000, 4, true, {0x13, 0, 0, 0}};
   Segment b{0x80000004, 2, true, {0x82, 0x80}};
-  ProgramImage image = ProgramImage::TEST_FromSegments(0x80000000, {b, a});
+  ProgramImage image = ProgramImage::FromSegments(0x80000000, {b, a});
   uint8_t buf[6] = {};
   ASSERT_TRUE(image.Read(0x80000000, buf, 6));
   EXPECT_EQ(buf[4], 0x82);

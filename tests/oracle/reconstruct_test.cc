@@ -31,7 +31,7 @@ ProgramImage LoopImage() {
   std::memcpy(s.bytes.data() + 0x100, &j, 2);
   std::vector<Segment> segs;
   segs.push_back(std::move(s));
-  return ProgramImage::TEST_FromSegments(kBase, std::move(segs));
+  return ProgramImage::FromSegments(kBase, std::move(segs));
 }
 
 const std::vector<uint64_t> kLoopPcs = {kBase,     kBase + 4, kBase + 8, kBase + 4,

@@ -83,6 +83,35 @@ TEST(HtmlReportTest, VerdictByFactorCountsFailedOverJudgedRuns) {
       << cells;
 }
 
+// Each verdict link names an existing file (absolute, so it resolves from out/reports/ or
+// anywhere else) and an anchor that is a heading of that file.
+TEST(HtmlReportTest, VerdictLinksResolveToHeadingsOfTheVerdictsDoc) {
+  const std::string html = RenderHtml(testing::FixtureModel());
+  const std::string prefix = "<a href=\"file://";
+  size_t links = 0;
+  for (size_t p = html.find(prefix); p != std::string::npos; p = html.find(prefix, p + 1)) {
+    const size_t begin = p + prefix.size();
+    const std::string href = html.substr(begin, html.find('"', begin) - begin);
+    const size_t hash = href.find('#');
+    ASSERT_NE(hash, std::string::npos) << href;
+    const std::string file = href.substr(0, hash);
+    ASSERT_TRUE(std::filesystem::path(file).is_absolute()) << href;
+    std::ifstream in(file);
+    ASSERT_TRUE(in) << "verdict link to a missing file: " << href;
+    std::stringstream doc;
+    doc << in.rdbuf();
+    EXPECT_NE(doc.str().find("\n## " + href.substr(hash + 1) + "\n"), std::string::npos) << href;
+    ++links;
+  }
+  EXPECT_EQ(links, testing::EightVerdicts().size());
+  EXPECT_EQ(html.find("href=\"docs/"), std::string::npos);
+}
+
+TEST(ReportModelUrlTest, DocsUrlIsAbsoluteAndPercentEncoded) {
+  EXPECT_EQ(VerdictsDocUrl("/home/lab/ctte lab/docs"),
+            "file:///home/lab/ctte%20lab/docs/verdicts.md");
+}
+
 TEST(HtmlReportTest, PageIsSelfContained) {
   const std::string html = RenderHtml(testing::FixtureModel());
   EXPECT_EQ(html.find(" src="), std::string::npos);

@@ -152,7 +152,7 @@ inline ReportModel FixtureModel() {
   WriteFixture(path);
   auto d = db::Database::Open(path);
   EXPECT_TRUE(d.ok());
-  auto m = BuildReportModel(**d, "fixture", ReportOptions{.db_path = "out/ctte.db"});
+  auto m = BuildReportModel(**d, "fixture", ReportOptions{.db_path = "out/ctte.db", .docs_dir = ""});
   EXPECT_TRUE(m.ok()) << m.status().ToString();
   return *m;
 }

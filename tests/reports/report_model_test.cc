@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/reports/report_fixture.h"
 
 namespace ctte::reports {
@@ -20,7 +22,7 @@ class ReportModelTest : public ::testing::Test {
     db_ = std::move(*d);
   }
   ReportModel Build(const std::string& campaign) {
-    auto m = BuildReportModel(*db_, campaign, ReportOptions{.db_path = "out/ctte.db"});
+    auto m = BuildReportModel(*db_, campaign, ReportOptions{.db_path = "out/ctte.db", .docs_dir = ""});
     EXPECT_TRUE(m.ok()) << m.status().ToString();
     return m.ok() ? *m : ReportModel{};
   }
@@ -90,6 +92,38 @@ TEST_F(ReportModelTest, MetricsGiveLossFractionCapacityAndRecovery) {
   EXPECT_EQ(r.unrecovered_episodes, 1u);
   EXPECT_EQ(m.runs[4].twin_of, 3u);
   EXPECT_EQ(m.runs[0].replay_command, "ctte-lab replay 1 --db out/ctte.db");
+}
+
+// The fixture's invalid run (index 2) carries eight verdict rows; like history, the report must
+// leave them out of its totals, so the two agree verdict by verdict.
+TEST_F(ReportModelTest, VerdictTotalsEqualHistoryOutcomeCounts) {
+  ReportModel m = Build("fixture");
+  EXPECT_FALSE(m.runs[2].judged);
+  EXPECT_EQ(m.runs[2].verdicts.size(), 8u);
+  auto history = db_->OutcomeCounts("fixture");
+  ASSERT_TRUE(history.ok()) << history.status().ToString();
+  ASSERT_EQ(history->size(), m.verdict_totals.size());
+  for (const db::OutcomeCount& h : *history) {
+    auto t = std::find_if(m.verdict_totals.begin(), m.verdict_totals.end(),
+                          [&h](const VerdictTotals& v) { return v.verdict == h.verdict; });
+    ASSERT_NE(t, m.verdict_totals.end()) << h.verdict;
+    EXPECT_EQ(t->pass, h.pass) << h.verdict;
+    EXPECT_EQ(t->fail, h.fail) << h.verdict;
+    EXPECT_EQ(t->not_applicable, h.not_applicable) << h.verdict;
+  }
+  // Four judged runs: two green, two red (run 1 fails loss_accounting).
+  const VerdictTotals& loss = m.verdict_totals[1];
+  ASSERT_EQ(loss.verdict, "loss_accounting");
+  EXPECT_EQ(loss.pass + loss.fail + loss.not_applicable, 4u);
+  EXPECT_EQ(loss.fail, 1u);
+}
+
+TEST_F(ReportModelTest, FactorVerdictCountsLeaveOutRunsThatAreNotJudged) {
+  ReportModel m = Build("fixture");
+  for (const FactorVerdictCounts& c : m.factor_verdicts) {
+    // Only the invalid run took overflow_regime=sparse.
+    EXPECT_FALSE(c.factor == "overflow_regime" && c.value == "sparse") << c.verdict;
+  }
 }
 
 }  // namespace
