@@ -156,7 +156,8 @@ TEST_F(ServedFakeTest, EveryRequestRoundTrips) {
   plan.model_seed = 5;
   plan.iss.interrupt_at = {10, 20};
   plan.window_edges = {{3, true}, {9, false}};
-  plan.sink = *ParseBackpressure("bursty:2-3:4-5");
+  plan.sink = {.kind = BackpressureKind::kBursty, .ready_min = 2, .ready_max = 3, .stall_min = 4,
+               .stall_max = 5};
   plan.sink.seed = 0xffffffffffffffffull;
   Result<Capture> c = client_->Run(plan);
   ASSERT_TRUE(c.ok()) << c.status().ToString();

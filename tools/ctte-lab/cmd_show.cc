@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "db/database.h"
+#include "runner/replay.h"
 #include "runner/run_config.h"
 #include "tools/ctte-lab/command.h"
 
@@ -65,8 +66,7 @@ int RunShow(const ShowFlags& f) {
   const std::string reason = metrics.is_object() && metrics.contains("status_reason")
                                  ? metrics["status_reason"].get<std::string>()
                                  : "";
-  const std::string replay =
-      "ctte-lab replay " + std::to_string(row->id) + " --db " + f.db_path;
+  const std::string replay = runner::ReplayCommand(row->id, f.db_path);
 
   if (f.json) {
     Json j;

@@ -18,6 +18,7 @@
 #include "reports/junit_report.h"
 #include "reports/report_model.h"
 #include "runner/campaign_spec.h"
+#include "runner/replay.h"
 #include "runner/soak.h"
 #include "tools/ctte-lab/command.h"
 #include "tools/ctte-lab/plan_flags.h"
@@ -73,9 +74,9 @@ class Progress {
     std::snprintf(line, sizeof line,
                   "run %llu seed %s %s on board %u (%.1f s)%s%s",
                   static_cast<unsigned long long>(e.index), runner::SeedHex(e.seed).c_str(),
-                  db::RunStatusName(e.status), e.board, e.wall_seconds,
+                  runner::RunStatusName(e.status), e.board, e.wall_seconds,
                   e.twin_of ? (" twin of " + std::to_string(*e.twin_of)).c_str() : "",
-                  e.status == db::RunStatus::kGreen ? "" : (": " + e.reason).c_str());
+                  e.status == runner::RunStatus::kGreen ? "" : (": " + e.reason).c_str());
     char status[256];
     std::snprintf(status, sizeof status,
                   "%llu%s done; green %llu, red %llu, invalid %llu, infra %llu; %.0f runs/h; "
@@ -89,17 +90,15 @@ class Progress {
                   left.empty() ? "?" : left.c_str());
     if (tty_) {
       // Non-green runs stay on the screen; the status line is redrawn in place.
-      if (e.status != db::RunStatus::kGreen) std::fprintf(stderr, "\r\033[K%s\n", line);
-      if (e.status == db::RunStatus::kRed) {
-        std::fprintf(stderr, "  replay: ctte-lab replay %lld --db %s\n",
-                     static_cast<long long>(e.run_id), db_path_.c_str());
+      if (e.status != runner::RunStatus::kGreen) std::fprintf(stderr, "\r\033[K%s\n", line);
+      if (e.status == runner::RunStatus::kRed) {
+        std::fprintf(stderr, "  replay: %s\n", runner::ReplayCommand(e.run_id, db_path_).c_str());
       }
       std::fprintf(stderr, "\r\033[K%s", status);
     } else {
       std::fprintf(stderr, "%s | %s\n", line, status);
-      if (e.status == db::RunStatus::kRed) {
-        std::fprintf(stderr, "  replay: ctte-lab replay %lld --db %s\n",
-                     static_cast<long long>(e.run_id), db_path_.c_str());
+      if (e.status == runner::RunStatus::kRed) {
+        std::fprintf(stderr, "  replay: %s\n", runner::ReplayCommand(e.run_id, db_path_).c_str());
       }
     }
     std::fflush(stderr);
