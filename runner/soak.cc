@@ -61,8 +61,9 @@ void Count(db::RunStatus s, SoakCounts* c) {
 
 class Scheduler {
  public:
-  Scheduler(const CampaignSpec& spec, std::set<uint64_t> done_before, unsigned workers)
-      : spec_(spec), done_before_(std::move(done_before)), active_(workers) {}
+  Scheduler(const CampaignSpec& spec, std::set<uint64_t> done_before, unsigned workers,
+            ShardSpec shard)
+      : spec_(spec), done_before_(std::move(done_before)), shard_(shard), active_(workers) {}
 
   void SetLimit(uint64_t runs) { limit_ = runs; }
   void SetDeadline(SteadyClock::time_point t) { deadline_ = t; }
@@ -92,7 +93,7 @@ class Scheduler {
       const bool time_left = !deadline_ || SteadyClock::now() < *deadline_;
       while (time_left && !FreshExhausted()) {
         const uint64_t i = next_fresh_++;
-        if (done_before_.count(i)) continue;
+        if (done_before_.count(i) || !InShard(shard_, i)) continue;  // another shard's run
         if (!loaded_image.empty() && ImageOf(i) != loaded_image && BetterBoard(i, board) &&
             passed_.size() < kAffinityLookahead) {
           passed_.insert(i);  // another board holds this image: leave it to that board
@@ -183,6 +184,7 @@ class Scheduler {
 
   const CampaignSpec& spec_;
   const std::set<uint64_t> done_before_;
+  const ShardSpec shard_;
   std::optional<uint64_t> limit_;
   std::optional<SteadyClock::time_point> deadline_;
   std::mutex mu_;
@@ -456,7 +458,10 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   if (!rows.ok()) return rows.status();
   std::set<uint64_t> done;
   for (const db::RunRow& r : *rows) {
-    if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned) done.insert(r.run.index);
+    if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned &&
+        InShard(options.shard, r.run.index)) {
+      done.insert(r.run.index);  // other shards' runs are not this session's business
+    }
   }
   if (options.resume.empty() && !done.empty()) {
     return Status::InvalidArgument(
@@ -475,10 +480,12 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   shared.start = SteadyClock::now();
   unsigned workers = options.boards;
   if (spec.runs) {
-    for (uint64_t i = 0; i < *spec.runs; ++i) shared.total += done.count(i) ? 0 : 1;
+    for (uint64_t i = 0; i < *spec.runs; ++i) {
+      shared.total += done.count(i) || !InShard(options.shard, i) ? 0 : 1;
+    }
     if (shared.total < workers) workers = static_cast<unsigned>(std::max<uint64_t>(shared.total, 1));
   }
-  Scheduler scheduler(spec, done, workers);
+  Scheduler scheduler(spec, done, workers, options.shard);
   if (spec.runs) scheduler.SetLimit(*spec.runs);
   if (spec.budget_seconds) {
     scheduler.SetDeadline(shared.start + std::chrono::seconds(*spec.budget_seconds));
