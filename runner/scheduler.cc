@@ -27,6 +27,11 @@ void Scheduler::SetLimit(uint64_t runs) {
   limit_ = runs;
 }
 
+void Scheduler::SetShard(ShardSpec shard) {
+  std::lock_guard<std::mutex> lk(mu_);
+  shard_ = shard;
+}
+
 void Scheduler::SetDeadline(Clock::time_point t) {
   std::lock_guard<std::mutex> lk(mu_);
   deadline_ = t;
@@ -47,7 +52,7 @@ std::optional<uint64_t> Scheduler::Next(unsigned board, const std::string& loade
     const bool time_left = !deadline_ || Clock::now() < *deadline_;
     while (time_left && !FreshExhausted()) {
       const uint64_t i = next_fresh_++;
-      if (done_before_.count(i)) continue;
+      if (done_before_.count(i) || !InShard(shard_, i)) continue;  // done, or another shard's
       if (!loaded_image.empty() && ImageOf(i) != loaded_image && BetterBoard(i, board) &&
           passed_.size() < kAffinityLookahead) {
         passed_.insert(i);  // another board holds this image: leave it to that board

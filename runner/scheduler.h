@@ -4,6 +4,7 @@
 //  - Indices are handed out in increasing order from 0, each exactly once; indices finished in
 //    an earlier session (`done_before`, resume) are skipped. SetLimit(n) stops at index n;
 //    SetDeadline(t) stops handing out runs once t has passed (a resume runs the rest).
+//    SetShard(s) skips the indices of other shards (soak --shard I/N).
 //  - A determinism twin (is_twin(i): run i repeats run i - 1) never starts while its original
 //    is in flight: it waits in a deferred set. Once the original finished it goes to another
 //    board than the original's while another worker is still active, else to any board.
@@ -30,6 +31,7 @@
 #include <string>
 
 #include "runner/campaign_spec.h"
+#include "runner/shard.h"
 #include "runner/soak_boards.h"
 
 namespace ctte::runner {
@@ -51,6 +53,8 @@ class Scheduler {
 
   void SetLimit(uint64_t runs);
   void SetDeadline(Clock::time_point t);
+  /// Hands out only the fresh indices of this shard (runner/shard.h); default: all.
+  void SetShard(ShardSpec shard);
 
   /// The next index for `board`, which holds `loaded_image` ("" when none yet), or nullopt
   /// when this worker should stop.
@@ -82,6 +86,7 @@ class Scheduler {
   const std::set<uint64_t> done_before_;
   std::optional<uint64_t> limit_;
   std::optional<Clock::time_point> deadline_;
+  ShardSpec shard_;
   std::mutex mu_;
   std::condition_variable cv_;
   uint64_t next_fresh_ = 0;

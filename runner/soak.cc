@@ -294,7 +294,10 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   if (!rows.ok()) return rows.status();
   std::set<uint64_t> done;
   for (const db::RunRow& r : *rows) {
-    if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned) done.insert(r.run.index);
+    if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned &&
+        InShard(options.shard, r.run.index)) {
+      done.insert(r.run.index);  // other shards' runs are not this session's business
+    }
   }
   if (options.resume.empty() && !done.empty()) {
     return Status::InvalidArgument(
@@ -313,10 +316,13 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   shared.start = SteadyClock::now();
   unsigned workers = options.boards;
   if (spec.runs) {
-    for (uint64_t i = 0; i < *spec.runs; ++i) shared.total += done.count(i) ? 0 : 1;
+    for (uint64_t i = 0; i < *spec.runs; ++i) {
+      shared.total += done.count(i) || !InShard(options.shard, i) ? 0 : 1;
+    }
     if (shared.total < workers) workers = static_cast<unsigned>(std::max<uint64_t>(shared.total, 1));
   }
   Scheduler scheduler = Scheduler::ForSpec(spec, done, workers);
+  scheduler.SetShard(options.shard);
   if (spec.runs) scheduler.SetLimit(*spec.runs);
   if (spec.budget_seconds) {
     scheduler.SetDeadline(shared.start + std::chrono::seconds(*spec.budget_seconds));

@@ -28,6 +28,7 @@
 #include "db/records.h"
 #include "lab/remote_board.h"
 #include "runner/execute.h"
+#include "runner/shard.h"
 
 namespace ctte::runner {
 
@@ -40,6 +41,7 @@ struct SoakOptions {
   std::string resume;                      ///< campaign id or name; "" = a new campaign
   std::optional<uint64_t> seed;            ///< overrides the spec's campaign seed
   bool store_all_streams = false;
+  ShardSpec shard;                         ///< run only this shard's indices (runner/shard.h)
   ExecuteOptions execute;
   lab::RemoteBoardOptions board;
 

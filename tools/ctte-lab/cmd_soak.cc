@@ -36,6 +36,7 @@ struct SoakFlags {
   std::string resume;
   std::string seed;
   std::string store_streams = "red";
+  std::string shard;
   std::string image_dir = CTTE_DEFAULT_IMAGE_DIR;
   std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
   std::string board_path;
@@ -151,6 +152,11 @@ int RunSoakCommand(const SoakFlags& f) {
   if (f.store_streams != "red" && f.store_streams != "all") {
     return Usage("--store-streams must be red or all, not '" + f.store_streams + "'");
   }
+  if (!f.shard.empty()) {
+    Result<runner::ShardSpec> shard = runner::ParseShard(f.shard);
+    if (!shard.ok()) return Usage(shard.status().message());
+    o.shard = *shard;
+  }
   o.boards = f.boards;
   o.db_path = f.db_path;
   o.resume = f.resume;
@@ -181,7 +187,7 @@ int RunSoakCommand(const SoakFlags& f) {
   if (f.json) {
     nlohmann::ordered_json j{
         {"campaign", s->campaign_name}, {"campaign_id", s->campaign_id},
-        {"db", f.db_path}, {"reports", report_files},
+        {"db", f.db_path}, {"shard", runner::ShardText(o.shard)}, {"reports", report_files},
         {"session", {{"runs", s->counts.done}, {"green", s->counts.green},
                      {"red", s->counts.red}, {"invalid", s->counts.invalid},
                      {"infra", s->counts.infra}, {"retried", s->counts.retried},
@@ -232,6 +238,9 @@ const Registrar kRegistrar{Command{
                      "own campaign in the database; give the same --seed to --resume it)");
       sub.add_option("--store-streams", f->store_streams,
                      "keep stream bytes for red and invalid runs (red, default) or all runs");
+      sub.add_option("--shard", f->shard,
+                     "run only shard I of N (1-based, e.g. $CI_NODE_INDEX/$CI_NODE_TOTAL): "
+                     "index pairs (2k, 2k+1) with k mod N = I-1; merge with `ctte-lab db merge`");
       sub.add_option("--image-dir", f->image_dir, "image manifests");
       sub.add_option("--workload-dir", f->workload_dir, "workload ELFs");
       sub.add_option("--board", f->board_path, "the ctte-board executable (default: next to this)");
