@@ -1,4 +1,4 @@
-// Board helpers: clock domain names, backpressure specs, failure classification.
+// Board helpers: clock domain names, backpressure specs.
 #include "lab/board.h"
 
 #include <cstdio>
@@ -7,10 +7,6 @@
 namespace ctte::lab {
 
 namespace {
-constexpr const char kRtlPrefix[] = "RTL assertion: ";
-constexpr const char kDiedPrefix[] = "board died: ";
-constexpr const char kTimeoutPrefix[] = "board timeout after ";
-
 bool StartsWith(const std::string& s, const char* prefix) {
   return s.rfind(prefix, 0) == 0;
 }
@@ -93,28 +89,6 @@ std::string FormatBackpressure(const BackpressureProfile& p) {
       return buf;
   }
   return "?";
-}
-
-Status RtlAssertionError(const std::string& message) {
-  return Status::Internal(kRtlPrefix + message);
-}
-Status BoardDiedError(const std::string& how) { return Status::Unavailable(kDiedPrefix + how); }
-Status BoardTimeoutError(const std::string& what) {
-  return Status::Timeout(kTimeoutPrefix + what);
-}
-
-FailureKind ClassifyFailure(const Status& s) {
-  if (s.ok()) return FailureKind::kNone;
-  if (s.code() == Status::Code::kInternal && StartsWith(s.message(), kRtlPrefix)) {
-    return FailureKind::kRtlAssertion;
-  }
-  if (s.code() == Status::Code::kUnavailable && StartsWith(s.message(), kDiedPrefix)) {
-    return FailureKind::kBoardDied;
-  }
-  if (s.code() == Status::Code::kTimeout && StartsWith(s.message(), kTimeoutPrefix)) {
-    return FailureKind::kBoardTimeout;
-  }
-  return FailureKind::kOther;
 }
 
 }  // namespace ctte::lab
