@@ -15,10 +15,9 @@
 //
 // Threading: a Board is used from one thread at a time.
 //
-// Failures: harness failures are Status values. Three kinds are told apart by ClassifyFailure():
-// an RTL assertion (the design under test broke a standing invariant: a *result*, the run is red
-// with the message as evidence), a board death or hang (infrastructure: retry on a fresh board),
-// and everything else (bad input, protocol errors).
+// Failures: harness failures are Status values. The kinds a caller must tell apart (an RTL
+// assertion, a board death or hang, everything else) travel with the Status as data and are read
+// with ClassifyFailure() (lab/failure.h).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +26,7 @@
 
 #include "base/status.h"
 #include "regmap/registers.h"
+#include "lab/failure.h"
 
 namespace ctte::lab {
 
@@ -169,23 +169,5 @@ class Board {
   virtual Result<uint32_t> ReadReg(uint32_t offset) = 0;
   virtual Result<Capture> Run(const RunPlan& plan) = 0;
 };
-
-// ---- Failure kinds --------------------------------------------------------------------------
-
-enum class FailureKind {
-  kNone,          ///< ok
-  kRtlAssertion,  ///< the design fired an assertion or $fatal: a result (run red)
-  kBoardDied,     ///< the board process died (signal, exit) or closed its stream: infra
-  kBoardTimeout,  ///< the board did not answer in time (killed): infra
-  kOther,         ///< any other harness failure
-};
-
-/// "RTL assertion: <message>" (code Internal).
-Status RtlAssertionError(const std::string& message);
-/// "board died: <how>; stderr: <tail>" (code Unavailable).
-Status BoardDiedError(const std::string& how);
-/// "board timeout after N s (<op>)" (code Timeout).
-Status BoardTimeoutError(const std::string& what);
-FailureKind ClassifyFailure(const Status& s);
 
 }  // namespace ctte::lab

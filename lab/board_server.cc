@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdlib>
 
+#include "base/text.h"
 #include "lab/protocol.h"
 #include "lab/wire.h"
 
@@ -53,15 +54,17 @@ Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop)
   }
   if (op == "deploy") {
     DeployRequest d;
-    std::string bid = "0";
+    std::string bid;
     s = wire::GetStr(h, "", "name", &d.name);
     if (s.ok()) s = wire::GetStr(h, "", "path", &d.path, false);
     if (s.ok()) s = wire::GetStr(h, "", "expected_sha256", &d.expected_sha256, false);
     if (s.ok()) s = wire::GetStr(h, "", "expected_build_id", &bid, false);
     if (!s.ok()) return Response(id, s);
-    Result<uint64_t> b = wire::ParseHexU64(bid, "expected_build_id");
-    if (!b.ok()) return Response(id, b.status());
-    d.expected_build_id = *b;
+    if (!bid.empty()) {  // absent: no check
+      Result<uint64_t> b = ParseHex64(bid, "expected_build_id");
+      if (!b.ok()) return Response(id, b.status());
+      d.expected_build_id = *b;
+    }
     d.bytes = std::move(req.payload);
     Result<DeployReceipt> r = board.Deploy(d);
     if (!r.ok()) return Response(id, r.status());
