@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdlib>
 
+#include "base/json.h"
 #include "base/text.h"
 #include "lab/protocol.h"
 #include "lab/wire.h"
@@ -28,10 +29,15 @@ Frame Response(uint64_t id, const Status& s, Json body = Json::object(),
 
 // Handles one well-framed request. Sets *stop on shutdown.
 Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop) {
-  Json h = Json::parse(req.header, nullptr, /*allow_exceptions=*/false);
-  if (h.is_discarded() || !h.is_object()) {
+  Result<nlohmann::ordered_json> parsed = ParseJsonText(req.header, "request header");
+  if (!parsed.ok()) {
+    return Response(0, Status::InvalidArgument("request header is not a JSON object: " +
+                                               parsed.status().message()));
+  }
+  if (!parsed->is_object()) {
     return Response(0, Status::InvalidArgument("request header is not a JSON object"));
   }
+  Json h = *parsed;
   uint64_t id = 0;
   Status s = wire::GetU64(h, "", "id", &id);
   if (!s.ok()) return Response(0, s);

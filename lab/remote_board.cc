@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "base/files.h"
+#include "base/json.h"
 #include "base/text.h"
 #include "lab/wire.h"
 
@@ -130,10 +131,12 @@ Result<RemoteBoard::Reply> RemoteBoard::Call(const std::string& op, Json fields,
     death_ = "protocol error: " + rs.message();
     return Status::Corruption("board protocol (op " + op + "): " + rs.message());
   }
-  Json h = Json::parse(resp->header, nullptr, /*allow_exceptions=*/false);
-  if (h.is_discarded() || !h.is_object()) {
-    return Status::Corruption("board protocol (op " + op + "): response header is not JSON");
+  Result<nlohmann::ordered_json> parsed = ParseJsonText(resp->header, "response header");
+  if (!parsed.ok() || !parsed->is_object()) {
+    return Status::Corruption("board protocol (op " + op + "): response header is not a JSON " +
+                              "object" + (parsed.ok() ? "" : ": " + parsed.status().message()));
   }
+  Json h = *parsed;
   uint64_t rid = 0;
   bool ok = false;
   Status s = wire::GetU64(h, "response", "id", &rid);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/json.h"
 #include "db/database.h"
 #include "runner/replay.h"
 #include "runner/run_config.h"
@@ -31,11 +32,8 @@ int Fail(const Status& s) {
 
 Json ParsedOrNull(const std::string& text) {
   if (text.empty()) return Json();
-  try {
-    return Json::parse(text);
-  } catch (const nlohmann::json::exception&) {
-    return Json(text);  // shown as stored
-  }
+  Result<nlohmann::ordered_json> j = ParseJsonText(text, "stored column");
+  return j.ok() ? Json(*j) : Json(text);  // unparsable: shown as stored
 }
 
 Json ClockJson(const db::ClockReading& c) {
