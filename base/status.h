@@ -19,7 +19,7 @@
 
 namespace ctte {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Code { kOk = 0, kNotFound, kCorruption, kIOError, kInvalidArgument, kTimeout,
                     kUnavailable, kInternal };
@@ -68,7 +68,7 @@ class Status {
 
 /// A value or the Status that explains why there is none.
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}             // NOLINT(google-explicit-constructor)
   /// `status` must not be OK (a Result is either a value or the reason there is none).
