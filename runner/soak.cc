@@ -244,8 +244,8 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   if (!text.ok()) return text.status();
   SpecCheck check = ParseCampaignSpec(*text);
   if (!check.ok()) {
-    std::string msg = options.spec_path + ":";
-    for (const SpecError& e : check.errors) msg += "\n  " + e.ToString();
+    std::string msg = FormatSpecErrors(options.spec_path, check.errors);
+    msg.pop_back();  // the last newline
     return Status::InvalidArgument(msg);
   }
   CampaignSpec spec = check.spec;

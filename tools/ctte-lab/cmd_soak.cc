@@ -21,6 +21,7 @@
 #include "runner/replay.h"
 #include "runner/soak.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/flag_checks.h"
 #include "tools/ctte-lab/plan_flags.h"
 
 namespace ctte::cli {
@@ -220,9 +221,13 @@ const Registrar kRegistrar{Command{
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<SoakFlags>();
       sub.add_option("spec", f->spec, "campaign spec (JSON)")->required();
-      sub.add_option("--runs", f->runs, "number of runs (overrides the spec)");
-      sub.add_option("--budget", f->budget, "time budget, e.g. 2h, 30m (overrides the spec)");
-      sub.add_option("--boards", f->boards, "simulated boards in parallel (default 1)");
+      sub.add_option("--runs", f->runs, "number of runs, 1..10^9 (overrides the spec)")
+          ->check(UnsignedIn(1, runner::kMaxRuns));
+      sub.add_option("--budget", f->budget,
+                     "time budget, e.g. 2h, 30m, at most 30 days (overrides the spec)")
+          ->check(DurationFlag());
+      sub.add_option("--boards", f->boards, "simulated boards in parallel, 1..64 (default 1)")
+          ->check(UnsignedIn(1, 64));
       sub.add_option("--db", f->db_path, "database file (default out/ctte.db)");
       sub.add_option("--report-dir", f->report_dir,
                      "write HTML, JUnit and CSV reports here (default out/reports; '' = none)");
