@@ -62,6 +62,24 @@ expect_usage "--max-instructions: '-1'" run --image x --workload y --max-instruc
 expect_usage "--stop: '-1'" run --image x --workload y --stop -1
 [ ! -e "$tmp/n.db" ] || fail "a refused soak created its database"
 
+# Issue 11: output paths are checked before any run: an explicit --db or --report-dir needs an
+# existing parent folder (only the default out/ is created), and the report folder must be
+# writable.
+expect_usage "the folder $tmp/nowhere does not exist" soak "$smoke" --db "$tmp/nowhere/x.db"
+expect_usage "the folder $tmp/nowhere does not exist" soak "$smoke" --db "$tmp/r.db" \
+  --report-dir "$tmp/nowhere/reports"
+: > "$tmp/afile"
+expect_usage "--report-dir $tmp/afile: not a folder" soak "$smoke" --db "$tmp/r.db" \
+  --report-dir "$tmp/afile"
+expect_usage "--db $tmp: not a regular file" soak "$smoke" --db "$tmp"
+mkdir -p "$tmp/ro" && chmod 555 "$tmp/ro"
+if [ "$(id -u)" -ne 0 ]; then
+  expect_usage "--report-dir $tmp/ro: not writable" soak "$smoke" --db "$tmp/r.db" \
+    --report-dir "$tmp/ro"
+fi
+[ ! -e "$tmp/r.db" ] || fail "a refused soak created its database"
+[ ! -e "$tmp/nowhere" ] || fail "a refused soak created a missing parent folder"
+
 # Issue 11: nonsense numbers in a spec are errors with their JSON path, never a crash.
 printf '{"name":"x","seed":1,"budget":"3000000h","images":["ntrace-slim"],"clocks":{"fabric_mhz":-1,"sink_mhz":0},"axes":{"fabric_mhz":[-1,1.5]}}' \
   > "$tmp/nonsense.json"
