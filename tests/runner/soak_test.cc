@@ -380,6 +380,44 @@ TEST_F(SoakTest, ReplayWithoutTheRunsImageIsRefused_bad) {
   EXPECT_NE(c.out.find(sha), std::string::npos) << c.out;
 }
 
+// Issue 11: a replay that could not run (modified image file, unusable --waves path) says so,
+// exits 2 and stores nothing; it never reads as "stream: differs".
+TEST_F(SoakTest, ReplayThatCouldNotRunIsNamedAndNotRecorded_bad) {
+  ASSERT_EQ(reference_exit_, 0) << *reference_out_;
+  auto runs = FinishedRuns(*reference_db_);
+  ASSERT_FALSE(runs.empty());
+  const int64_t id = runs.begin()->second.id;
+  const auto replay_rows = [&] {
+    auto d = db::Database::Open(*reference_db_);
+    size_t n = 0;
+    if (!d.ok()) return n;
+    auto all = (*d)->RunsOfCampaign(runs.begin()->second.run.campaign_id);
+    if (!all.ok()) return n;
+    for (const db::RunRow& r : *all) n += r.run.replay_of.has_value() ? 1 : 0;
+    return n;
+  };
+  const size_t before = replay_rows();
+  // The same manifest, but the image file on disk was modified after it was written.
+  const std::string images = *dir_ + "/modified-images";
+  fs::create_directories(images);
+  for (const auto& e : fs::directory_iterator(std::string(CTTE_BINARY_DIR) + "/images")) {
+    fs::copy_file(e.path(), images + "/" + e.path().filename().string(),
+                  fs::copy_options::overwrite_existing);
+  }
+  std::ofstream(images + "/ntrace-slim.so", std::ios::app) << "x";
+  Cmd modified = RunLab("replay " + std::to_string(id) + " --db " + *reference_db_ +
+                        " --image-dir " + images);
+  EXPECT_EQ(modified.exit_code, 2) << modified.out;
+  EXPECT_NE(modified.out.find("could not replay (infra, deploy)"), std::string::npos)
+      << modified.out;
+  EXPECT_EQ(modified.out.find("stream: differs"), std::string::npos) << modified.out;
+  Cmd waves = RunLab("replay " + std::to_string(id) + " --db " + *reference_db_ +
+                     " --waves " + *dir_ + "/no-such-folder/run.fst");
+  EXPECT_EQ(waves.exit_code, 2) << waves.out;
+  EXPECT_NE(waves.out.find("--waves"), std::string::npos) << waves.out;
+  EXPECT_EQ(replay_rows(), before) << "a replay that could not run was recorded";
+}
+
 // A board that dies (as a board child would) in its next `failures` runs, then works.
 class DyingBoard : public lab::Board {
  public:
@@ -490,6 +528,11 @@ TEST(SoakFaultTest, SecondBoardDeathIsStoredAsInfraWithItsReason) {
   EXPECT_EQ((*rows)[0].run.status, db::RunStatus::kInfra);
   EXPECT_NE((*rows)[0].run.metrics_json.find("injected board death"), std::string::npos)
       << (*rows)[0].run.metrics_json;
+  // Issue 11: replaying an infra run says why it cannot be compared.
+  Cmd c = RunLab("replay " + std::to_string((*rows)[0].id) + " --db " + o.db_path);
+  EXPECT_EQ(c.exit_code, 2) << c.out;
+  EXPECT_NE(c.out.find("is infra (the lab failed"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("injected board death"), std::string::npos) << c.out;
 }
 
 TEST(SoakFaultTest, RedRunKeepsItsBytesAndItsReplayNamesTheFirstDifferingByte) {
