@@ -34,6 +34,21 @@ BoardSession RunBoardSession(lab::Board& board, const lab::ImageManifest& manife
   if (Status s = lab::CheckReceipt(manifest, *receipt); !s.ok()) {
     return infra(InfraCause::kDeploy, "deploy: " + s.ToString());
   }
+  // What the design itself reports must match what the manifest claims (the closure gate
+  // trusts the manifest's fmax, which the design cannot report).
+  if (receipt->caps != manifest.caps) {
+    return infra(InfraCause::kManifestMismatch,
+                 "manifest mismatch: image " + manifest.name + " reports ctteCaps " +
+                     std::to_string(receipt->caps) + ", manifest caps " +
+                     std::to_string(manifest.caps));
+  }
+  if (const uint32_t xlen = (receipt->profile >> 8) & 0xff;
+      manifest.xlen != 0 && xlen != manifest.xlen) {
+    return infra(InfraCause::kManifestMismatch,
+                 "manifest mismatch: image " + manifest.name + " reports xlen " +
+                     std::to_string(xlen) + " (ctteProfile), manifest xlen " +
+                     std::to_string(manifest.xlen));
+  }
   Result<lab::BoardIdentity> id = board.Identify();
   if (!id.ok()) {
     return infra(CauseOf(id.status(), InfraCause::kIdentity), "identify: " + id.status().ToString());

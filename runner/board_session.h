@@ -4,6 +4,10 @@
 // Contract, in order (the first rule that fails ends the session):
 //  1. Deploy the manifest's image; the receipt (SHA-256 computed at the target, build id read
 //     back from the design) must match the manifest (lab::CheckReceipt).        else infra/kDeploy
+//  1b. The design's identity registers match the manifest: ctteCaps == caps, and ctteProfile's
+//     xlen field (bits 15:8) == xlen when the manifest gives one.       else kManifestMismatch
+//     fmax cannot be read from a design; the manifest's fmax_mhz is trusted by the closure gate
+//     (its integrity rests on the manifest's SHA-256 and build id matching the deployed image).
 //  2. Identify(): a board that reports an image must report the one just deployed. else kIdentity
 //  3. Program both clocks (fabric, then sink) and read each back.                   else kClock
 //  4. Closure gate: the fabric clock, programmed or read back, above the image's declared

@@ -31,7 +31,6 @@ using nlohmann::json;
 const char* TypeName(const json& v) { return internal::JsonTypeName(v); }
 
 constexpr uint64_t kMaxWeight = 1'000'000;
-constexpr uint64_t kMaxRuns = 1'000'000'000;
 constexpr uint32_t kMaxMhz = 1000;
 
 class Checker {
@@ -251,6 +250,9 @@ SpecCheck ParseCampaignSpec(std::string_view json_text) {
   } catch (const json::parse_error& e) {
     c.Error("$", "invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
     return out;
+  } catch (const json::exception& e) {  // e.g. a number out of range (1e400)
+    c.Error("$", std::string("invalid JSON: ") + e.what());
+    return out;
   }
   if (!doc.is_object()) {
     c.WrongType("$", "object", doc);
@@ -296,7 +298,12 @@ SpecCheck ParseCampaignSpec(std::string_view json_text) {
     if (!b.is_string()) {
       c.WrongType("$.budget", "string such as \"2h\", \"30m\", \"90s\"", b);
     } else if (auto secs = ParseDuration(b.get<std::string>())) {
-      spec.budget_seconds = secs;
+      if (*secs > kMaxBudgetSeconds) {
+        c.Error("$.budget", "budget \"" + b.get<std::string>() +
+                                "\" out of range (at most 30 days, 720h)");
+      } else {
+        spec.budget_seconds = secs;
+      }
     } else {
       c.Error("$.budget", "bad duration \"" + b.get<std::string>() +
                               "\" (expected <n>h, <n>m, <n>s or a sum such as 1h30m)");
@@ -338,6 +345,18 @@ SpecCheck ParseCampaignSpec(std::string_view json_text) {
     a.values.push_back({a.name == "fabric_mhz" ? std::to_string(spec.fabric_mhz)
                                                : AxisDefault(a.name),
                         1});
+  }
+  return out;
+}
+
+std::string FormatSpecErrors(const std::string& path, const std::vector<SpecError>& errors) {
+  std::string out;
+  for (size_t i = 0; i < errors.size() && i < kMaxPrintedSpecErrors; ++i) {
+    out += path + ": " + errors[i].ToString() + "\n";
+  }
+  if (errors.size() > kMaxPrintedSpecErrors) {
+    out += path + ": ... and " + std::to_string(errors.size() - kMaxPrintedSpecErrors) +
+           " more error(s)\n";
   }
   return out;
 }

@@ -65,8 +65,19 @@ struct SpecCheck {
 };
 
 SpecCheck ParseCampaignSpec(std::string_view json_text);
+
+/// How many errors FormatSpecErrors prints before "... and N more error(s)".
+inline constexpr size_t kMaxPrintedSpecErrors = 50;
+/// "PATH: $.x: reason" lines (each ending in a newline) for the first kMaxPrintedSpecErrors
+/// errors, then "PATH: ... and N more error(s)" when there are more.
+std::string FormatSpecErrors(const std::string& path, const std::vector<SpecError>& errors);
 /// Reads and parses a file; a file that cannot be read is a Status (NotFound / IOError).
 Result<SpecCheck> LoadCampaignSpec(const std::string& path);
+
+/// The longest budget a spec ($.budget) or `soak --budget` may give: 30 days.
+inline constexpr uint64_t kMaxBudgetSeconds = 30ull * 24 * 3600;
+/// The largest run count a spec ($.runs) or `soak --runs` may give.
+inline constexpr uint64_t kMaxRuns = 1'000'000'000;
 
 /// "2h", "30m", "90s", "1h30m" -> seconds; nullopt if malformed or zero.
 std::optional<uint64_t> ParseDuration(std::string_view text);

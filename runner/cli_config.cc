@@ -6,6 +6,7 @@
 
 #include "base/random.h"
 #include "lab/image_manifest.h"
+#include "lab/pll.h"
 
 namespace ctte::runner {
 namespace {
@@ -55,6 +56,21 @@ std::string BackpressureText(const Backpressure& bp) {
   return "none";
 }
 
+// A clock flag in MHz -> Hz: finite, not negative, and (unless 0 is allowed and given) a
+// frequency the board's PLL can program (lab/pll.h). Errors name the flag.
+Result<uint64_t> ClockFlagHz(const char* flag, double mhz, bool zero_ok) {
+  if (!std::isfinite(mhz) || mhz < 0 || mhz > 1e6) {
+    return Status::InvalidArgument(std::string(flag) + ": '" + std::to_string(mhz) +
+                                   "' is not a clock in MHz");
+  }
+  const uint64_t hz = static_cast<uint64_t>(std::llround(mhz * 1e6));
+  if (hz == 0 && zero_ok) return hz;
+  if (Result<uint64_t> set = lab::PllModel().Set(hz); !set.ok()) {
+    return Status::InvalidArgument(std::string(flag) + ": " + set.status().message());
+  }
+  return hz;
+}
+
 }  // namespace
 
 void PlanOptionsFromFlags(const CliRunFlags& f, PlanOptions* o) {
@@ -97,9 +113,13 @@ Result<RunConfig> RunConfigFromFlags(const CliRunFlags& f, PlanOptions* o) {
   }
   c.core_stall_percent = static_cast<uint32_t>(stall_percent);
   c.stall_seed = DeriveSeed(f.seed, "stall");
+  Result<uint64_t> fabric_hz = ClockFlagHz("--fabric-mhz", f.fabric_mhz, /*zero_ok=*/true);
+  if (!fabric_hz.ok()) return fabric_hz.status();
+  Result<uint64_t> sink_hz = ClockFlagHz("--sink-mhz", f.sink_mhz, /*zero_ok=*/true);
+  if (!sink_hz.ok()) return sink_hz.status();
   c.fabric_mhz = static_cast<uint32_t>(f.fabric_mhz);
-  c.fabric_hz = static_cast<uint64_t>(std::llround(f.fabric_mhz * 1e6));
-  c.sink_hz = static_cast<uint64_t>(std::llround(f.sink_mhz * 1e6));
+  c.fabric_hz = *fabric_hz;
+  c.sink_hz = *sink_hz;
   c.interrupt_every = f.interrupt_every;
   c.interrupts = f.interrupt_every ? "storm" : "none";
   c.window_start = f.window_start;

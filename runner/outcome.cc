@@ -263,4 +263,17 @@ std::string FormatOutcome(const RunOutcome& o) {
   return s;
 }
 
+RunAttempt AttemptOf(const RunOutcome& outcome, int64_t board_id, const std::string& started_at,
+                     bool respawned) {
+  RunAttempt a;
+  a.board_id = board_id;
+  a.status = outcome.status;
+  a.cause = outcome.cause;
+  a.reason = outcome.status_reason;
+  a.respawned = respawned;
+  a.started_at = started_at;
+  a.wall_ms = static_cast<int64_t>(outcome.wall_seconds * 1000.0 + 0.5);
+  return a;
+}
+
 }  // namespace ctte::runner

@@ -58,6 +58,24 @@ struct RunOutcome {
   std::string ToJson(int indent = 2) const;
 };
 
+/// One earlier attempt of a run: an outcome the lab gave up on and tried again (the soak's
+/// retry). Maps field for field onto the database's run_attempts rows (db::AttemptRecord,
+/// infra_cause as InfraCauseName()); the run row itself holds the last attempt.
+struct RunAttempt {
+  int64_t board_id = 0;                  ///< boards.id it ran on
+  RunStatus status = RunStatus::kInfra;
+  InfraCause cause = InfraCause::kNone;
+  std::string reason;                    ///< the attempt's status reason
+  bool respawned = false;                ///< the board process was replaced after it
+  std::string started_at;                ///< ISO-8601 UTC
+  int64_t wall_ms = 0;
+  bool operator==(const RunAttempt&) const = default;
+};
+
+/// The attempt record of `outcome`, run on board `board_id` from `started_at`.
+RunAttempt AttemptOf(const RunOutcome& outcome, int64_t board_id, const std::string& started_at,
+                     bool respawned);
+
 /// An infra outcome for a config that could not be planned (cause kPrepare).
 RunOutcome PrepareFailedOutcome(const RunConfig& config, const Status& why);
 

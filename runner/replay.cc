@@ -9,6 +9,8 @@
 #include "db/database.h"
 #include "runner/outcome_json.h"
 
+#include <nlohmann/json.hpp>
+
 namespace ctte::runner {
 namespace {
 
@@ -51,6 +53,19 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
   auto row = (*db)->RunById(run_id);
   if (!row.ok()) return Status::NotFound(row.status().message() + " in " + o.db_path);
   const db::RunRecord& stored = row->run;
+  if (stored.status == db::RunStatus::kInfra) {
+    std::string why;
+    if (auto m = nlohmann::json::parse(stored.metrics_json, nullptr, false);
+        m.is_object() && m.contains("status_reason") && m["status_reason"].is_string()) {
+      why = ": " + m["status_reason"].get<std::string>();
+    }
+    return Status::InvalidArgument(
+        "run " + std::to_string(run_id) + " is infra (the lab failed" + why +
+        "): it has no stream to compare a replay with. Fix the cause, then run it again in its "
+        "campaign (a soak --resume does not re-run infra runs), or run its config alone with "
+        "`ctte-lab run --config` (config_json of `ctte-lab show " + std::to_string(run_id) +
+        " --json`)");
+  }
   if (stored.stream_sha256.empty()) {
     return Status::InvalidArgument("run " + std::to_string(run_id) + " (" +
                                    db::RunStatusName(stored.status) +
@@ -91,6 +106,15 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
   (void)(*board)->Shutdown();
   if (twin) (void)twin->Shutdown();
   const RunOutcome& out = r.outcome;
+  if (out.status == RunStatus::kInfra) {
+    // Could not replay: the lab failed, so there is nothing to compare, and it is not a replay.
+    r.replayed = false;
+    r.comparison = std::string("could not replay (infra, ") + InfraCauseName(out.cause) +
+                   "): " + out.status_reason;
+    r.replay_of = stored.replay_of ? *stored.replay_of : row->id;
+    return r;
+  }
+  r.replayed = true;
   r.comparison = Compare(**db, run_id, stored, out, &r.first_differing_byte);
   r.identical = out.stream_sha256 == stored.stream_sha256;
 
@@ -117,6 +141,7 @@ std::string ReplayResult::ToJson(int indent) const {
   nlohmann::ordered_json j = internal::OutcomeToJson(outcome);
   j["replay_of"] = replay_of;
   j["replay_run_id"] = replay_run_id;
+  j["replayed"] = replayed;
   j["stored_stream_sha256"] = stored_stream_sha256;
   j["bit_identical"] = identical;
   j["first_differing_byte"] =

@@ -8,6 +8,11 @@
 //    against a fresh run of the same plan), re-judges, and compares the new stream with the
 //    stored one: bit-identical, or the first differing byte offset (when the stored run kept its
 //    bytes; otherwise both digests and sizes are named).
+//  - When the lab fails during the replay (the outcome is infra: a missing or modified image
+//    file, a board death, an unusable waveform path...), it *could not replay*: `replayed` is
+//    false, `comparison` says "could not replay (infra, CAUSE): reason", nothing is compared and
+//    nothing is stored (it is not evidence of non-determinism).
+//  - A stored infra run has no stream to compare with: its replay is refused with the reason.
 //  - It records the replay as a new run row in the stored run's campaign with replay_of set to
 //    the original (a replay of a replay points at the original), keeping the bytes when the
 //    stream differs or the replay is red or invalid.
@@ -39,11 +44,12 @@ struct ReplayResult {
   db::RunStatus stored_status = db::RunStatus::kPlanned;
   std::string stored_stream_sha256;
   RunOutcome outcome;                          ///< the replay, judged
+  bool replayed = false;                       ///< false: could not replay (outcome is infra)
   bool identical = false;
   std::optional<uint64_t> first_differing_byte;
   std::string comparison;                      ///< "bit-identical" or "differs: ..."
   int64_t replay_of = 0;                       ///< the original run's id
-  int64_t replay_run_id = 0;                   ///< the row recorded for this replay
+  int64_t replay_run_id = 0;                   ///< the row recorded for this replay (0: none)
 
   /// The outcome's JSON (RunOutcome::ToJson) plus the replay's keys.
   std::string ToJson(int indent = 2) const;

@@ -224,6 +224,8 @@ Result<RunConfig> RunConfigFromJson(std::string_view json_text) {
     j = ordered_json::parse(json_text.begin(), json_text.end());
   } catch (const ordered_json::parse_error& e) {
     return Status::InvalidArgument("run config: invalid JSON at byte " + std::to_string(e.byte));
+  } catch (const ordered_json::exception& e) {  // e.g. a number out of range (1e400)
+    return Status::InvalidArgument(std::string("run config: invalid JSON: ") + e.what());
   }
   if (!j.is_object()) return Status::InvalidArgument("run config: $: expected an object");
   RunConfig c;

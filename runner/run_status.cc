@@ -30,12 +30,14 @@ const char* InfraCauseName(InfraCause c) {
     case InfraCause::kBoardDied: return "board_died";
     case InfraCause::kBoardTimeout: return "board_timeout";
     case InfraCause::kBoardError: return "board_error";
+    case InfraCause::kManifestMismatch: return "manifest_mismatch";
   }
   return "none";
 }
 
 bool IsRetryable(InfraCause c) {
-  return c != InfraCause::kNone && c != InfraCause::kPrepare && c != InfraCause::kClosureGate;
+  return c != InfraCause::kNone && c != InfraCause::kPrepare && c != InfraCause::kClosureGate &&
+         c != InfraCause::kManifestMismatch;
 }
 
 }  // namespace ctte::runner

@@ -33,6 +33,9 @@ enum class InfraCause {
   kBoardDied,     ///< the board process died (lab::FailureKind::kBoardDied)
   kBoardTimeout,  ///< the board did not answer in time (lab::FailureKind::kBoardTimeout)
   kBoardError,    ///< any other failure the board or the protocol reported during the run
+  /// The loaded design's identity registers (ctteCaps, ctteProfile's xlen) disagree with the
+  /// manifest: the manifest was edited or belongs to another image. A fresh board repeats it.
+  kManifestMismatch,
 };
 const char* InfraCauseName(InfraCause cause);  ///< "none", "prepare", "deploy", ...
 

@@ -8,8 +8,10 @@
 #include "runner/soak.h"
 
 #include <nlohmann/json.hpp>
+#include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -61,15 +63,29 @@ struct Shared {
   const SoakProgressFn* progress = nullptr;
   SteadyClock::time_point start;
   uint64_t total = 0;
-  std::mutex mu;  // guards counts, fatal, deploys and progress calls
+  std::mutex mu;  // guards counts, boards, fatal, deploys, abandoned and progress calls
   SoakCounts counts;
+  std::vector<SoakCounts> boards;  // per slot
   std::string fatal;
   uint64_t deploys = 0;
+  uint64_t abandoned = 0;
+  std::atomic<bool> abandon{false};  // a second stop request: drop the running runs
 };
+
+bool LostBoard(InfraCause c) {
+  return c == InfraCause::kBoardDied || c == InfraCause::kBoardTimeout;
+}
 
 class Worker {
  public:
   Worker(Shared* shared, unsigned slot) : s_(shared), slot_(slot) {}
+
+  /// Kills the board child (from another thread: a second stop request). The worker's next
+  /// board call then fails, and the worker stores nothing of that run.
+  void KillBoard() {
+    const pid_t pid = pid_.load();
+    if (pid > 0) ::kill(pid, SIGKILL);
+  }
 
   void Run() {
     if (Status st = Start(); !st.ok()) {
@@ -95,6 +111,7 @@ class Worker {
     auto remote = lab::RemoteBoard::Spawn(s_->options->board);
     if (!remote.ok()) return remote.status();
     remote_ = std::move(*remote);
+    pid_ = remote_->pid();
     lab::Board* inner = remote_.get();
     if (s_->options->TEST_wrap_board) {
       wrapped_ = s_->options->TEST_wrap_board(remote_.get(), slot_);
@@ -138,20 +155,47 @@ class Worker {
     return ExecuteRun(*prepared, *board_, twin, s_->options->execute);
   }
 
+  // A second stop request came: the run in flight is dropped, nothing of it stored.
+  bool Abandoned(uint64_t index) {
+    if (!s_->abandon.load()) return false;
+    {
+      std::lock_guard<std::mutex> lk(s_->mu);
+      ++s_->abandoned;
+    }
+    s_->scheduler->Finish(index, slot_, std::nullopt);
+    return true;
+  }
+
+  void NoteOutcome(const RunOutcome& out) {
+    if (out.status != RunStatus::kInfra || !LostBoard(out.cause)) return;
+    std::lock_guard<std::mutex> lk(s_->mu);
+    ++s_->counts.deaths;
+    ++s_->boards[slot_].deaths;
+  }
+
   // Runs, retries an infra outcome once on a fresh board, stores. False: stop this worker.
   bool RunIndex(uint64_t index) {
     const RunConfig config = Draw(*s_->spec, index);
     const std::string started = NowIsoUtc();
     RunOutcome out = Execute(config);
+    if (Abandoned(index)) return false;
+    NoteOutcome(out);
+    std::vector<RunAttempt> attempts;  // the earlier attempts, for the run's history
     // A board failure is retried; a refusal that a fresh board would repeat is not.
     const bool retry = out.status == RunStatus::kInfra && IsRetryable(out.cause);
     if (retry) {
       {
         std::lock_guard<std::mutex> lk(s_->mu);
         ++s_->counts.retried;
+        ++s_->boards[slot_].retried;
       }
-      if (Status st = Respawn(); st.ok()) {
+      const int64_t first_board = board_id_;
+      Status st = Respawn();
+      attempts.push_back(AttemptOf(out, first_board, started, st.ok()));
+      if (st.ok()) {
         out = Execute(config);  // a twin's record went to the first attempt: plan runs again
+        if (Abandoned(index)) return false;
+        NoteOutcome(out);
       } else {
         out.status_reason += "; respawn failed: " + st.ToString();
       }
@@ -191,8 +235,10 @@ class Worker {
     ev.reason = out.status_reason;
     ev.twin_of = config.twin_of;
     ev.wall_seconds = out.wall_seconds;
+    ev.attempts = std::move(attempts);
     std::lock_guard<std::mutex> lk(s_->mu);
     Count(out.status, &s_->counts);
+    Count(out.status, &s_->boards[slot_]);
     ev.counts = s_->counts;
     ev.total = s_->total;
     ev.elapsed_seconds = std::chrono::duration<double>(SteadyClock::now() - s_->start).count();
@@ -202,7 +248,14 @@ class Worker {
 
   Status Respawn() {
     board_->Forget();
+    if (s_->abandon.load()) return Status::Unavailable("the soak is stopping");
     CTTE_RETURN_IF_ERROR(remote_->Respawn());
+    pid_ = remote_->pid();
+    {
+      std::lock_guard<std::mutex> lk(s_->mu);
+      ++s_->counts.respawns;
+      ++s_->boards[slot_].respawns;
+    }
     return RegisterBoard();
   }
 
@@ -221,6 +274,7 @@ class Worker {
   std::unique_ptr<lab::Board> wrapped_;  // TEST_wrap_board
   std::unique_ptr<SoakBoard> board_;
   int64_t board_id_ = 0;
+  std::atomic<pid_t> pid_{-1};
   std::set<std::string> images_;
   std::map<std::string, std::string> manifest_text_;
 };
@@ -244,8 +298,8 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   if (!text.ok()) return text.status();
   SpecCheck check = ParseCampaignSpec(*text);
   if (!check.ok()) {
-    std::string msg = options.spec_path + ":";
-    for (const SpecError& e : check.errors) msg += "\n  " + e.ToString();
+    std::string msg = FormatSpecErrors(options.spec_path, check.errors);
+    msg.pop_back();  // the last newline
     return Status::InvalidArgument(msg);
   }
   CampaignSpec spec = check.spec;
@@ -328,14 +382,39 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
     scheduler.SetDeadline(shared.start + std::chrono::seconds(*spec.budget_seconds));
   }
   shared.scheduler = &scheduler;
+  shared.boards.resize(workers);
   if (!spec.runs || shared.total > 0) {
     std::vector<std::unique_ptr<Worker>> ws;
     std::vector<std::thread> threads;
+    std::atomic<unsigned> running{workers};
     for (unsigned b = 0; b < workers; ++b) ws.push_back(std::make_unique<Worker>(&shared, b));
-    for (auto& w : ws) threads.emplace_back([&w] { w->Run(); });
+    for (auto& w : ws) {
+      threads.emplace_back([&w, &running] {
+        w->Run();
+        --running;
+      });
+    }
+    // Stop requests: the first stops the scheduler, a second kills the boards' children.
+    while (options.stop_requests != nullptr && running.load() > 0) {
+      const int requests = options.stop_requests->load();
+      if (requests >= 1 && !summary.interrupted) {
+        summary.interrupted = true;
+        scheduler.Stop();
+      }
+      if (requests >= 2 && !shared.abandon.load()) {
+        shared.abandon = true;
+        for (auto& w : ws) w->KillBoard();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     for (std::thread& t : threads) t.join();
   }
+  if (options.stop_requests != nullptr && options.stop_requests->load() > 0) {
+    summary.interrupted = true;
+  }
   summary.counts = shared.counts;
+  summary.boards = shared.boards;
+  summary.abandoned = shared.abandoned;
   summary.fatal = shared.fatal;
   summary.deploys = shared.deploys;
   summary.elapsed_seconds =

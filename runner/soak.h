@@ -13,16 +13,24 @@
 //    started first), against a fresh run of the same plan on this board.
 //  - An infra outcome is retried once on a respawned board, then stored as infra, unless a fresh
 //    board would repeat it (IsRetryable(InfraCause): not for kPrepare or kClosureGate).
+//  - Every earlier attempt of a retried run is kept (SoakRunEvent::attempts, RunAttempt), and
+//    board deaths (died or hung), respawns and retries are counted per board.
+//  - Stop requests (options.stop_requests, e.g. from SIGINT/SIGTERM): the first stops handing
+//    out runs and lets the running ones finish and be stored; a second abandons the running
+//    ones: their boards are killed and nothing of them is stored (they are not finished, so
+//    --resume runs them). Either way RunSoak returns its summary with `interrupted` set.
 //  - Scheduling (resume skipping, twin ordering, image affinity) is runner/scheduler.h.
 //  - Each board is a RemoteBoard child process (`ctte-board --stdio`) driven by one thread;
 //    each thread has its own Database connection.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "db/records.h"
@@ -44,6 +52,8 @@ struct SoakOptions {
   ShardSpec shard;                         ///< run only this shard's indices (runner/shard.h)
   ExecuteOptions execute;
   lab::RemoteBoardOptions board;
+  /// Stop requests so far (see the contract); nullptr = none can come. Read, never written.
+  const std::atomic<int>* stop_requests = nullptr;
 
   // Extra fields (for testing): wraps each board child (e.g. to inject failures); the wrapper
   // must forward to `inner`, which stays valid across respawns.
@@ -54,6 +64,8 @@ struct SoakOptions {
 struct SoakCounts {
   uint64_t done = 0, green = 0, red = 0, invalid = 0, infra = 0;
   uint64_t retried = 0;  ///< infra outcomes retried on a fresh board
+  uint64_t deaths = 0;   ///< runs whose board died or hung (kBoardDied, kBoardTimeout)
+  uint64_t respawns = 0; ///< board processes replaced by a fresh one
 };
 
 /// One finished run, as reported to the progress callback.
@@ -69,6 +81,9 @@ struct SoakRunEvent {
   SoakCounts counts;              ///< after this run (this session)
   uint64_t total = 0;             ///< runs this session will do; 0 under a time budget
   double elapsed_seconds = 0;
+  /// The run's earlier attempts, oldest first (empty unless it was retried); the run row is the
+  /// last attempt.
+  std::vector<RunAttempt> attempts;
 };
 
 struct SoakSummary {
@@ -77,9 +92,12 @@ struct SoakSummary {
   uint64_t skipped_done = 0;      ///< runs already finished before this session (resume)
   SoakCounts counts;              ///< this session
   SoakCounts campaign;            ///< the whole campaign row after this session
+  std::vector<SoakCounts> boards; ///< this session, per board slot
   uint64_t deploys = 0;           ///< image deploys over all boards
   double elapsed_seconds = 0;
   std::string fatal;              ///< why the soak stopped early ("" = it did not)
+  bool interrupted = false;       ///< a stop request ended it (see the contract)
+  uint64_t abandoned = 0;         ///< running runs abandoned by a second stop request
 };
 
 using SoakProgressFn = std::function<void(const SoakRunEvent&)>;

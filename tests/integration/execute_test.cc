@@ -162,6 +162,25 @@ TEST_F(ExecuteTest, DeployHashMismatchIsInfraAndNotJudged) {
   EXPECT_TRUE(out.verdicts.empty());
 }
 
+// Issue 11: an edited manifest (caps, xlen) no longer matches what the design reports: refused
+// as infra naming both values, never run.
+TEST_F(ExecuteTest, ManifestThatDisagreesWithTheDesignIsRefused_bad) {
+  for (int field = 0; field < 2; ++field) {
+    runner::PreparedRun run = Prepare(BaseConfig("ntrace-slim", "loop"));
+    if (field == 0) run.manifest.caps ^= 1;
+    else run.manifest.xlen = 32;
+    FaultyBoard board;
+    const runner::RunOutcome out = runner::ExecuteRun(run, board, nullptr, TestOptions(20'000));
+    EXPECT_EQ(out.status, runner::RunStatus::kInfra);
+    EXPECT_EQ(out.cause, runner::InfraCause::kManifestMismatch) << out.status_reason;
+    EXPECT_NE(out.status_reason.find(field == 0 ? "ctteCaps 127, manifest caps 126"
+                                                : "xlen 64 (ctteProfile), manifest xlen 32"),
+              std::string::npos)
+        << out.status_reason;
+    EXPECT_TRUE(out.verdicts.empty());
+  }
+}
+
 TEST_F(ExecuteTest, ClosureGateRefusesAFabricClockAboveFmax) {
   runner::PreparedRun run = Prepare(BaseConfig("ntrace-shallow", "loop"));
   run.fabric_hz = static_cast<uint64_t>(run.manifest.fmax_mhz * 1e6) + 50'000'000;

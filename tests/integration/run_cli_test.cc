@@ -143,5 +143,26 @@ TEST_F(RunCliTest, ExitCodesForUsageAndInfrastructure) {
   EXPECT_NE(wrapped.out.find("status: invalid"), std::string::npos) << wrapped.out;
 }
 
+// Issue 11: a clock the board's PLL cannot program is a usage error naming the flag, and
+// nonsense clock values (nan, negative) never wrap into huge integers.
+TEST_F(RunCliTest, ClockFlagsOutsideThePllRangeOrNotFiniteAreUsageErrors_bad) {
+  const std::string base = "--image " + kImageDir + "/ntrace-slim.manifest.json --workload " +
+                           kWorkloadDir + "/loop.elf";
+  const CliResult slow = RunCli(base + " --fabric-mhz 0.1");
+  EXPECT_EQ(slow.exit_code, 2) << slow.out;
+  EXPECT_NE(slow.out.find("--fabric-mhz: clock request 100000 Hz outside"), std::string::npos)
+      << slow.out;
+  const CliResult sink = RunCli(base + " --sink-mhz 0.2");
+  EXPECT_EQ(sink.exit_code, 2) << sink.out;
+  EXPECT_NE(sink.out.find("--sink-mhz: clock request 200000 Hz"), std::string::npos) << sink.out;
+  for (const char* v : {"nan", "-1", "inf", "1e9"}) {
+    const CliResult r = RunCli(base + " --fabric-mhz " + v);
+    EXPECT_EQ(r.exit_code, 2) << v << ": " << r.out;
+    EXPECT_NE(r.out.find(std::string("--fabric-mhz: '") + v + "' is not a number"),
+              std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("18446744073709"), std::string::npos) << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace ctte::testing

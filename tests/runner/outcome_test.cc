@@ -70,6 +70,8 @@ TEST(OutcomeTest, OnlyBoardFailuresAreRetried) {
   EXPECT_FALSE(IsRetryable(InfraCause::kNone));
   EXPECT_FALSE(IsRetryable(InfraCause::kPrepare));
   EXPECT_FALSE(IsRetryable(InfraCause::kClosureGate));
+  EXPECT_FALSE(IsRetryable(InfraCause::kManifestMismatch));
+  EXPECT_STREQ(InfraCauseName(InfraCause::kManifestMismatch), "manifest_mismatch");
   for (InfraCause c : {InfraCause::kDeploy, InfraCause::kIdentity, InfraCause::kClock,
                        InfraCause::kBoardDied, InfraCause::kBoardTimeout,
                        InfraCause::kBoardError}) {

@@ -61,7 +61,7 @@ Cmd RunLab(const std::string& args) {
 }
 
 class SoakTest : public ::testing::Test {
- protected:
+ public:
   static void SetUpTestSuite() {
     dir_ = new std::string(::testing::TempDir() + "ctte_soak_test_" + std::to_string(getpid()));
     fs::remove_all(*dir_);
@@ -233,6 +233,96 @@ TEST_F(SoakTest, KilledSoakResumesToExactlyTheUninterruptedCampaign) {
   EXPECT_NE(twice.out.find("--resume"), std::string::npos) << twice.out;
 }
 
+// Issue 11: SIGINT (once: the running runs finish; twice: they are abandoned) ends the soak with
+// its summary, its reports and the exact resume command, exit 130, no board left behind; the
+// resumed campaign equals the uninterrupted one.
+void InterruptResumeCheck(const std::string& dir, const std::string& spec,
+                          const std::string& reference_db, int signals) {
+  const std::string tag = "int" + std::to_string(signals);
+  const std::string db_path = dir + "/" + tag + ".db";
+  const std::string reports = dir + "/" + tag + "-reports";
+  const std::string log = dir + "/" + tag + ".log";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setpgid(0, 0);  // its own group: after it exits, no member (board) may be left
+    freopen(log.c_str(), "w", stderr);
+    freopen(log.c_str(), "a", stdout);
+    execl(CTTE_LAB_PATH, CTTE_LAB_PATH, "soak", spec.c_str(), "--boards", "2", "--db",
+          db_path.c_str(), "--report-dir", reports.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  size_t committed = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (fs::exists(db_path)) committed = SoakTest::FinishedRuns(db_path).size();
+    if (committed >= 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  for (int i = 0; i < signals; ++i) {
+    kill(pid, SIGINT);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::ifstream in(log);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string out = ss.str();
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  ASSERT_EQ(WEXITSTATUS(status), 130) << out;
+  EXPECT_EQ(kill(-pid, 0), -1) << "a board process of the soak outlived it";
+  EXPECT_NE(out.find("campaign: "), std::string::npos) << out;
+  EXPECT_NE(out.find("interrupted by SIGINT"), std::string::npos) << out;
+  if (signals >= 2) {
+    EXPECT_NE(out.find("abandoning the running runs"), std::string::npos) << out;
+  }
+  for (const char* ext : {".html", ".junit.xml", ".csv"}) {
+    EXPECT_TRUE(fs::exists(reports + "/soak-tiny-1" + ext)) << ext << "\n" << out;
+  }
+  auto partial = SoakTest::FinishedRuns(db_path);
+  ASSERT_LT(partial.size(), 12u) << "the soak finished before it was interrupted";
+  {
+    auto d = db::Database::Open(db_path);
+    ASSERT_TRUE(d.ok());
+    for (const auto& [index, row] : partial) {
+      EXPECT_EQ(row.run.status, db::RunStatus::kGreen) << "run " << index << ": " << out;
+      auto verdicts = (*d)->VerdictsOfRun(row.id);
+      ASSERT_TRUE(verdicts.ok());
+      EXPECT_EQ(verdicts->size(), 8u) << "run " << index << " stored without its verdicts";
+    }
+  }
+  // The printed resume command, as printed, continues the campaign.
+  const std::string key = "continue with:\n  ctte-lab ";
+  const size_t at = out.find(key);
+  ASSERT_NE(at, std::string::npos) << out;
+  const std::string args = out.substr(at + key.size(), out.find('\n', at + key.size()) -
+                                                           at - key.size());
+  EXPECT_NE(args.find("--resume 1"), std::string::npos) << args;
+  Cmd resumed = RunLab(args);
+  ASSERT_EQ(resumed.exit_code, 0) << args << "\n" << resumed.out;
+  auto runs = SoakTest::FinishedRuns(db_path);
+  auto reference = SoakTest::FinishedRuns(reference_db);
+  ASSERT_EQ(runs.size(), reference.size()) << resumed.out;
+  for (const auto& [index, ref] : reference) {
+    ASSERT_TRUE(runs.count(index)) << "run " << index << " missing after resume";
+    const db::RunRow& r = runs.at(index);
+    EXPECT_EQ(r.run.config_json, ref.run.config_json) << "run " << index;
+    EXPECT_EQ(r.run.stream_sha256, ref.run.stream_sha256) << "run " << index;
+    EXPECT_EQ(r.run.status, ref.run.status) << "run " << index;
+  }
+}
+
+TEST_F(SoakTest, SigintFinishesRunningRunsWritesReportsAndResumesToTheSameCampaign) {
+  ASSERT_EQ(reference_exit_, 0) << *reference_out_;
+  InterruptResumeCheck(*dir_, *spec_, *reference_db_, 1);
+}
+
+TEST_F(SoakTest, SecondSigintAbandonsRunningRunsWithoutAHalfRun) {
+  ASSERT_EQ(reference_exit_, 0) << *reference_out_;
+  InterruptResumeCheck(*dir_, *spec_, *reference_db_, 2);
+}
+
 TEST_F(SoakTest, StoredRunsReplayBitIdentically) {
   ASSERT_EQ(reference_exit_, 0) << *reference_out_;
   auto runs = FinishedRuns(*reference_db_);
@@ -288,6 +378,44 @@ TEST_F(SoakTest, ReplayWithoutTheRunsImageIsRefused_bad) {
   EXPECT_EQ(c.exit_code, 2) << c.out;
   EXPECT_NE(c.out.find("is not available"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find(sha), std::string::npos) << c.out;
+}
+
+// Issue 11: a replay that could not run (modified image file, unusable --waves path) says so,
+// exits 2 and stores nothing; it never reads as "stream: differs".
+TEST_F(SoakTest, ReplayThatCouldNotRunIsNamedAndNotRecorded_bad) {
+  ASSERT_EQ(reference_exit_, 0) << *reference_out_;
+  auto runs = FinishedRuns(*reference_db_);
+  ASSERT_FALSE(runs.empty());
+  const int64_t id = runs.begin()->second.id;
+  const auto replay_rows = [&] {
+    auto d = db::Database::Open(*reference_db_);
+    size_t n = 0;
+    if (!d.ok()) return n;
+    auto all = (*d)->RunsOfCampaign(runs.begin()->second.run.campaign_id);
+    if (!all.ok()) return n;
+    for (const db::RunRow& r : *all) n += r.run.replay_of.has_value() ? 1 : 0;
+    return n;
+  };
+  const size_t before = replay_rows();
+  // The same manifest, but the image file on disk was modified after it was written.
+  const std::string images = *dir_ + "/modified-images";
+  fs::create_directories(images);
+  for (const auto& e : fs::directory_iterator(std::string(CTTE_BINARY_DIR) + "/images")) {
+    fs::copy_file(e.path(), images + "/" + e.path().filename().string(),
+                  fs::copy_options::overwrite_existing);
+  }
+  std::ofstream(images + "/ntrace-slim.so", std::ios::app) << "x";
+  Cmd modified = RunLab("replay " + std::to_string(id) + " --db " + *reference_db_ +
+                        " --image-dir " + images);
+  EXPECT_EQ(modified.exit_code, 2) << modified.out;
+  EXPECT_NE(modified.out.find("could not replay (infra, deploy)"), std::string::npos)
+      << modified.out;
+  EXPECT_EQ(modified.out.find("stream: differs"), std::string::npos) << modified.out;
+  Cmd waves = RunLab("replay " + std::to_string(id) + " --db " + *reference_db_ +
+                     " --waves " + *dir_ + "/no-such-folder/run.fst");
+  EXPECT_EQ(waves.exit_code, 2) << waves.out;
+  EXPECT_NE(waves.out.find("--waves"), std::string::npos) << waves.out;
+  EXPECT_EQ(replay_rows(), before) << "a replay that could not run was recorded";
 }
 
 // A board that dies (as a board child would) in its next `failures` runs, then works.
@@ -355,12 +483,31 @@ SoakOptions InProcessOptions(const std::string& name, int* failures) {
 TEST(SoakFaultTest, BoardDeathIsRetriedOnceOnAFreshBoard) {
   int failures = 1;
   SoakOptions o = InProcessOptions("retry", &failures);
-  auto s = RunSoak(o, nullptr);
+  std::vector<SoakRunEvent> events;
+  auto s = RunSoak(o, [&events](const SoakRunEvent& e) { events.push_back(e); });
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->counts.retried, 1u);
   EXPECT_EQ(s->campaign.green, 2u);
   EXPECT_EQ(s->campaign.infra, 0u);
   EXPECT_EQ(failures, 0);
+  // Issue 11: the death leaves a trace: counted per board, and the failed attempt is kept.
+  EXPECT_EQ(s->counts.deaths, 1u);
+  EXPECT_EQ(s->counts.respawns, 1u);
+  ASSERT_EQ(s->boards.size(), 1u);
+  EXPECT_EQ(s->boards[0].deaths, 1u);
+  EXPECT_EQ(s->boards[0].respawns, 1u);
+  EXPECT_EQ(s->boards[0].retried, 1u);
+  ASSERT_EQ(events.size(), 2u);
+  const SoakRunEvent& retried = events[0].attempts.empty() ? events[1] : events[0];
+  ASSERT_EQ(retried.attempts.size(), 1u);
+  const RunAttempt& a = retried.attempts[0];
+  EXPECT_EQ(a.status, RunStatus::kInfra);
+  EXPECT_EQ(a.cause, InfraCause::kBoardDied);
+  EXPECT_NE(a.reason.find("injected board death"), std::string::npos) << a.reason;
+  EXPECT_TRUE(a.respawned);
+  EXPECT_GT(a.board_id, 0);
+  EXPECT_FALSE(a.started_at.empty());
+  EXPECT_EQ(retried.status, RunStatus::kGreen);
 }
 
 TEST(SoakFaultTest, SecondBoardDeathIsStoredAsInfraWithItsReason) {
@@ -371,6 +518,8 @@ TEST(SoakFaultTest, SecondBoardDeathIsStoredAsInfraWithItsReason) {
   EXPECT_EQ(s->counts.retried, 1u);
   EXPECT_EQ(s->campaign.infra, 1u);
   EXPECT_EQ(s->campaign.green, 1u);  // the next run gets a working (respawned) board
+  EXPECT_EQ(s->counts.deaths, 2u);
+  EXPECT_EQ(s->counts.respawns, 2u);  // before the retry, and a fresh board after it
   auto d = db::Database::Open(o.db_path);
   ASSERT_TRUE(d.ok());
   auto rows = (*d)->RunsOfCampaign(s->campaign_id);
@@ -379,6 +528,11 @@ TEST(SoakFaultTest, SecondBoardDeathIsStoredAsInfraWithItsReason) {
   EXPECT_EQ((*rows)[0].run.status, db::RunStatus::kInfra);
   EXPECT_NE((*rows)[0].run.metrics_json.find("injected board death"), std::string::npos)
       << (*rows)[0].run.metrics_json;
+  // Issue 11: replaying an infra run says why it cannot be compared.
+  Cmd c = RunLab("replay " + std::to_string((*rows)[0].id) + " --db " + o.db_path);
+  EXPECT_EQ(c.exit_code, 2) << c.out;
+  EXPECT_NE(c.out.find("is infra (the lab failed"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("injected board death"), std::string::npos) << c.out;
 }
 
 TEST(SoakFaultTest, RedRunKeepsItsBytesAndItsReplayNamesTheFirstDifferingByte) {

@@ -11,8 +11,10 @@
 #include "db/database.h"
 #include "runner/campaign_spec.h"
 #include "runner/draw.h"
+#include "runner/preflight.h"
 #include "runner/run_config.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/flag_checks.h"
 
 namespace ctte::cli {
 namespace {
@@ -23,6 +25,8 @@ struct CampaignFlags {
   uint64_t start = 0;
   bool json = false;
   std::string db_path = "out/ctte.db";
+  std::string image_dir = CTTE_DEFAULT_IMAGE_DIR;
+  std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
 };
 
 /// Loads and validates a spec; prints every error (path: reason) to stderr on failure.
@@ -33,9 +37,7 @@ std::optional<runner::CampaignSpec> LoadOrReport(const std::string& path, std::s
     return std::nullopt;
   }
   if (!loaded->ok()) {
-    for (const runner::SpecError& e : loaded->errors) {
-      std::fprintf(stderr, "%s: %s\n", path.c_str(), e.ToString().c_str());
-    }
+    std::fputs(runner::FormatSpecErrors(path, loaded->errors).c_str(), stderr);
     std::fprintf(stderr, "%s: %zu error(s)\n", path.c_str(), loaded->errors.size());
     return std::nullopt;
   }
@@ -70,7 +72,28 @@ int RunCheck(const CampaignFlags& f) {
   };
   print_values("images", spec->images);
   for (const runner::Axis& a : spec->axes) print_values(a.name.c_str(), a.values);
-  return kExitOk;
+  // The soak's own preparation, without a board: runs that would be infra by design.
+  runner::PlanOptions po;
+  po.image_dir = f.image_dir;
+  po.workload_dir = f.workload_dir;
+  const runner::PreflightReport pre = runner::PreflightCampaign(*spec, po);
+  if (pre.ok()) {
+    std::printf("  preflight          every image, clock and workload is usable (%s, %s)\n",
+                f.image_dir.c_str(), f.workload_dir.c_str());
+    return kExitOk;
+  }
+  for (const runner::PreflightProblem& p : pre.problems) {
+    std::string runs;
+    for (uint64_t i : p.first_runs) runs += (runs.empty() ? "" : ", ") + std::to_string(i);
+    if (p.runs_hit > p.first_runs.size()) runs += ", ...";
+    std::fprintf(stderr, "%s: infra by design (%s): %s; runs %s (%" PRIu64 " of the first %" PRIu64
+                         " runs)\n",
+                 f.spec_path.c_str(), runner::InfraCauseName(p.cause), p.reason.c_str(),
+                 runs.empty() ? "none drawn" : runs.c_str(), p.runs_hit, pre.scanned);
+  }
+  std::fprintf(stderr, "%s: %zu value(s) would make runs infra\n", f.spec_path.c_str(),
+               pre.problems.size());
+  return kExitUsage;
 }
 
 void PrintRunLine(const runner::RunConfig& c) {
@@ -111,6 +134,12 @@ int RunPlan(const CampaignFlags& f) {
       return kExitUsage;
     }
     count = *spec->runs;
+    if (count > kMaxDrawCount) {
+      std::fprintf(stderr, "ctte-lab: campaign %s has %" PRIu64 " runs, more than plan records at "
+                           "once (%" PRIu64 "): give --count N\n", spec->name.c_str(), count,
+                   kMaxDrawCount);
+      return kExitUsage;
+    }
   }
   const std::filesystem::path db_path(f.db_path);
   std::error_code ec;
@@ -167,15 +196,22 @@ const Registrar kRegistrar({
     [](CLI::App& sub) -> std::function<int()> {
       auto flags = std::make_shared<CampaignFlags>();
       sub.require_subcommand(1);
-      CLI::App* check = sub.add_subcommand("check", "Validate a spec; print a summary or every "
-                                                    "error with its JSON path (exit 2)");
+      CLI::App* check = sub.add_subcommand("check", "Validate a spec and the runs it would "
+                                                    "make: a summary, or every error with its JSON "
+                                                    "path and every infra-by-design value (exit 2)");
       check->add_option("SPEC", flags->spec_path, "campaign spec JSON file")->required();
+      check->add_option("--image-dir", flags->image_dir,
+                        "image manifests the soak would use (checked: found, loadable, fmax)");
+      check->add_option("--workload-dir", flags->workload_dir, "workload ELFs the soak would use");
 
       CLI::App* draw = sub.add_subcommand("draw", "Print the configurations of runs "
                                                   "[start, start + count)");
       draw->add_option("SPEC", flags->spec_path, "campaign spec JSON file")->required();
-      draw->add_option("--count,-n", flags->count, "number of runs to draw")->required();
-      draw->add_option("--start", flags->start, "first run index (default 0)");
+      draw->add_option("--count,-n", flags->count, "number of runs to draw, 1..10^7")
+          ->required()
+          ->check(UnsignedIn(1, kMaxDrawCount));
+      draw->add_option("--start", flags->start, "first run index, 0..2^62 (default 0)")
+          ->check(UnsignedIn(0, kMaxRunIndex));
       draw->add_flag("--json", flags->json, "print a JSON array of RunConfig objects");
 
       CLI::App* plan = sub.add_subcommand("plan", "Record the campaign and its drawn runs as "
@@ -183,8 +219,11 @@ const Registrar kRegistrar({
       plan->add_option("SPEC", flags->spec_path, "campaign spec JSON file")->required();
       plan->add_option("--db", flags->db_path, "database file (default out/ctte.db)");
       plan->add_option("--count,-n", flags->count,
-                       "number of runs (default: the spec's runs; required for budget specs)");
-      plan->add_option("--start", flags->start, "first run index (default 0)");
+                       "number of runs, 1..10^7 (default: the spec's runs; required for budget "
+                       "specs)")
+          ->check(UnsignedIn(1, kMaxDrawCount));
+      plan->add_option("--start", flags->start, "first run index, 0..2^62 (default 0)")
+          ->check(UnsignedIn(0, kMaxRunIndex));
 
       return [flags, check, draw, plan]() {
         if (check->parsed()) return RunCheck(*flags);

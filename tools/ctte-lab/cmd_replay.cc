@@ -2,11 +2,15 @@
 // simulated board, compares the new stream with the stored one ("bit-identical", or the first
 // differing byte offset), re-judges and records the replay as a new run row with replay_of set
 // (all of it runner/replay.h). Refuses when the image with the stored SHA-256 is not available.
-// Exit: 0 bit-identical, 1 the stream differs, 2 usage or infrastructure error.
+// Exit: 0 bit-identical, 1 replayed and the stream differs, 2 usage error or could not replay
+// (the lab failed during the replay: infra, named with its cause; nothing is stored).
 #include <CLI/CLI.hpp>
+
+#include <unistd.h>
 
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
 
 #include "runner/replay.h"
 #include "tools/ctte-lab/command.h"
@@ -32,6 +36,19 @@ int RunReplay(const ReplayFlags& f) {
   o.execute.workload_dir = f.workload_dir;
   o.execute.fst_path = f.waves;
   o.board.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
+  if (!f.waves.empty()) {  // an unusable waveform path is a usage error, before any board
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path parent = fs::path(f.waves).parent_path().empty()
+                                ? fs::path(".")
+                                : fs::path(f.waves).parent_path();
+    if (fs::is_directory(f.waves, ec) || !fs::is_directory(parent, ec) ||
+        ::access(parent.c_str(), W_OK | X_OK) != 0) {
+      std::fprintf(stderr, "ctte-lab replay: --waves %s: not a writable file path (%s must be "
+                           "an existing, writable folder)\n", f.waves.c_str(), parent.c_str());
+      return kExitUsage;
+    }
+  }
   Result<runner::ReplayResult> r = runner::ReplayRun(f.run_id, o);
   if (!r.ok()) {
     std::fprintf(stderr, "ctte-lab replay: %s\n", r.status().message().c_str());
@@ -39,6 +56,11 @@ int RunReplay(const ReplayFlags& f) {
   }
   if (f.json) {
     std::printf("%s\n", r->ToJson().c_str());
+  } else if (!r->replayed) {
+    std::printf("replay of run %" PRId64 " (%s #%" PRIu64 ", seed %s): not recorded\n",
+                r->stored_run_id, r->campaign_name.c_str(), r->index,
+                runner::SeedHex(r->seed).c_str());
+    std::printf("stream: not compared: %s\n", r->comparison.c_str());
   } else {
     std::printf("replay of run %" PRId64 " (%s #%" PRIu64 ", seed %s), recorded as run %" PRId64
                 "\n",
@@ -48,7 +70,10 @@ int RunReplay(const ReplayFlags& f) {
     std::printf("%s", runner::FormatOutcome(r->outcome).c_str());
     std::printf("stored status: %s\n", db::RunStatusName(r->stored_status));
   }
-  if (r->outcome.status == runner::RunStatus::kInfra) return kExitUsage;
+  if (!r->replayed) {
+    std::fprintf(stderr, "ctte-lab replay: %s\n", r->comparison.c_str());
+    return kExitUsage;
+  }
   return r->identical ? kExitOk : kExitRed;
 }
 

@@ -102,10 +102,14 @@ const Registrar kRegistrar{Command{
       sub.add_option("--image-dir", f->image_dir, "image manifests for --config");
       sub.add_option("--workload-dir", f->workload_dir, "workload ELFs for --config");
       sub.add_option("--window-start", f->plan.window_start,
-                     "open the trace window at this retirement");
-      sub.add_option("--pause", f->plan.pause, "pause tracing at this retirement (with --resume)");
-      sub.add_option("--resume", f->plan.resume, "resume tracing at this retirement");
-      sub.add_option("--stop", f->plan.stop, "stop (trTeEnable=0, flush) at this retirement");
+                     "open the trace window at this retirement")
+          ->check(Unsigned());
+      sub.add_option("--pause", f->plan.pause, "pause tracing at this retirement (with --resume)")
+          ->check(Unsigned());
+      sub.add_option("--resume", f->plan.resume, "resume tracing at this retirement")
+          ->check(Unsigned());
+      sub.add_option("--stop", f->plan.stop, "stop (trTeEnable=0, flush) at this retirement")
+          ->check(Unsigned());
       sub.add_option("--stream-out", f->stream_out, "write the captured bytes here");
       sub.add_flag("--twin", f->twin, "run the determinism twin on a second board");
       return [f] { return RunRun(*f); };

@@ -1,15 +1,26 @@
 // `ctte-lab soak SPEC`: a campaign on N simulated boards in parallel (runner/soak.h), every run
 // stored in the database, then the reports. Progress: one updating line on a terminal, plain log
 // lines otherwise; every red run's line names its seed and replay command.
-// Exit: 0 all green, 1 any red, 2 usage or infrastructure error, 3 invalid runs (and no red).
+// Exit: 0 all green, 1 any red, 2 usage or infrastructure error, 3 invalid runs (and no red),
+// 128 + signal (130 SIGINT, 143 SIGTERM) when a signal stopped it (docs/soak.md, "Stopping").
+//
+// Signals: SIGINT and SIGTERM are blocked before any board starts (the board children inherit
+// the mask, so a terminal's Ctrl-C reaches only this process) and taken by one thread with
+// sigtimedwait, which turns them into RunSoak stop requests.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
+#include <thread>
 
 #include "base/files.h"
 #include "db/database.h"
@@ -21,6 +32,7 @@
 #include "runner/replay.h"
 #include "runner/soak.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/flag_checks.h"
 #include "tools/ctte-lab/plan_flags.h"
 
 namespace ctte::cli {
@@ -41,7 +53,11 @@ struct SoakFlags {
   std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
   std::string board_path;
   bool json = false;
+  std::vector<std::string> given;  ///< the options given, as "--name value", for the resume hint
 };
+
+constexpr const char* kDefaultDb = "out/ctte.db";
+constexpr const char* kDefaultReportDir = "out/reports";
 
 int Usage(const std::string& msg) {
   std::fprintf(stderr, "ctte-lab soak: %s\n", msg.c_str());
@@ -135,6 +151,119 @@ Result<std::vector<std::string>> WriteReports(const std::string& db_path, int64_
   return written;
 }
 
+std::string ShellQuote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789-_./=:+,@%") == std::string::npos) {
+    return s;
+  }
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+/// The command that continues this campaign: the same options, with --resume ID.
+std::string ResumeCommand(const SoakFlags& f, int64_t campaign_id) {
+  std::string cmd = "ctte-lab soak " + ShellQuote(f.spec);
+  for (size_t i = 0; i + 1 < f.given.size(); i += 2) {
+    if (f.given[i] == "--resume") continue;
+    cmd += " " + f.given[i] + " " + ShellQuote(f.given[i + 1]);
+  }
+  return cmd + " --resume " + std::to_string(campaign_id);
+}
+
+/// Output paths (the rule in docs/soak.md, "Output paths"): the default paths create a missing
+/// out/; an explicit --db or --report-dir needs its parent folder to exist already. The report
+/// folder itself is created and must be writable before the first run.
+Status CheckOutputPaths(const SoakFlags& f) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto parent_of = [](const std::string& path) {
+    fs::path p = fs::path(path).parent_path();
+    return p.empty() ? fs::path(".") : p;
+  };
+  const auto need_parent = [&](const std::string& what, const std::string& path,
+                               bool is_default) -> Status {
+    const fs::path parent = parent_of(path);
+    if (fs::is_directory(parent, ec)) return Status::Ok();
+    if (fs::exists(parent, ec)) {
+      return Status::InvalidArgument(what + " " + path + ": " + parent.string() +
+                                     " is not a folder");
+    }
+    if (!is_default) {
+      return Status::InvalidArgument(what + " " + path + ": the folder " + parent.string() +
+                                     " does not exist (create it first; only the default out/ "
+                                     "is created)");
+    }
+    fs::create_directories(parent, ec);
+    if (ec) return Status::IOError(parent.string() + ": " + ec.message());
+    return Status::Ok();
+  };
+  if (fs::exists(f.db_path, ec) && !fs::is_regular_file(f.db_path, ec)) {
+    return Status::InvalidArgument("--db " + f.db_path + ": not a regular file");
+  }
+  CTTE_RETURN_IF_ERROR(need_parent("--db", f.db_path, f.db_path == kDefaultDb));
+  if (f.report_dir.empty()) return Status::Ok();
+  const std::string dir = f.report_dir;
+  if (!fs::exists(dir, ec)) {
+    CTTE_RETURN_IF_ERROR(need_parent("--report-dir", fs::path(dir).lexically_normal()
+                                                         .string(), dir == kDefaultReportDir));
+    fs::create_directory(dir, ec);
+    if (ec) return Status::IOError("--report-dir " + dir + ": " + ec.message());
+  } else if (!fs::is_directory(dir, ec)) {
+    return Status::InvalidArgument("--report-dir " + dir + ": not a folder");
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    return Status::InvalidArgument("--report-dir " + dir + ": not writable (" +
+                                   std::strerror(errno) + ")");
+  }
+  return Status::Ok();
+}
+
+/// Takes SIGINT and SIGTERM (blocked in every thread) while it lives; each one is a stop
+/// request. The first signal's number decides the exit code.
+class SignalWatcher {
+ public:
+  SignalWatcher() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~SignalWatcher() {
+    done_ = true;
+    thread_.join();
+  }
+  const std::atomic<int>* requests() const { return &requests_; }
+  int first_signal() const { return first_.load(); }
+
+ private:
+  void Loop() {
+    const timespec tick{0, 50'000'000};
+    while (!done_.load()) {
+      const int sig = sigtimedwait(&set_, nullptr, &tick);
+      if (sig <= 0) continue;
+      int expected = 0;
+      first_.compare_exchange_strong(expected, sig);
+      const int n = ++requests_;
+      const char* msg =
+          n == 1 ? "\nctte-lab soak: stopping: no new runs; the running runs finish and are "
+                   "stored (signal again to abandon them)\n"
+          : n == 2 ? "\nctte-lab soak: abandoning the running runs (their boards are killed, "
+                     "nothing of them is stored)\n"
+                   : "\nctte-lab soak: a third signal: exiting now\n";
+      (void)!::write(STDERR_FILENO, msg, std::strlen(msg));
+      if (n >= 3) ::_exit(128 + first_.load());
+    }
+  }
+
+  sigset_t set_;
+  std::atomic<bool> done_{false};
+  std::atomic<int> requests_{0};
+  std::atomic<int> first_{0};
+  std::thread thread_;
+};
+
 int RunSoakCommand(const SoakFlags& f) {
   runner::SoakOptions o;
   o.spec_path = f.spec;
@@ -164,15 +293,17 @@ int RunSoakCommand(const SoakFlags& f) {
   o.execute.image_dir = f.image_dir;
   o.execute.workload_dir = f.workload_dir;
   o.board.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
-  if (std::filesystem::path p(f.db_path); p.has_parent_path()) {
-    std::error_code ec;
-    std::filesystem::create_directories(p.parent_path(), ec);
-    if (ec) return Usage(p.parent_path().string() + ": " + ec.message());
-  }
+  if (Status st = CheckOutputPaths(f); !st.ok()) return Usage(st.ToString());
 
   Progress progress(isatty(STDERR_FILENO) != 0, f.db_path, o.budget_seconds);
-  Result<runner::SoakSummary> s = runner::RunSoak(
-      o, [&progress](const runner::SoakRunEvent& e) { progress(e); });
+  int signal_number = 0;
+  Result<runner::SoakSummary> s = [&] {
+    SignalWatcher signals;
+    o.stop_requests = signals.requests();
+    auto r = runner::RunSoak(o, [&progress](const runner::SoakRunEvent& e) { progress(e); });
+    signal_number = signals.first_signal();
+    return r;
+  }();
   if (isatty(STDERR_FILENO)) std::fprintf(stderr, "\n");
   if (!s.ok()) return Usage(s.status().ToString());
 
@@ -191,11 +322,22 @@ int RunSoakCommand(const SoakFlags& f) {
         {"session", {{"runs", s->counts.done}, {"green", s->counts.green},
                      {"red", s->counts.red}, {"invalid", s->counts.invalid},
                      {"infra", s->counts.infra}, {"retried", s->counts.retried},
+                     {"board_deaths", s->counts.deaths}, {"respawns", s->counts.respawns},
+                     {"abandoned", s->abandoned},
                      {"skipped_done", s->skipped_done}, {"deploys", s->deploys},
                      {"elapsed_seconds", s->elapsed_seconds}}},
         {"campaign_runs", {{"runs", c.done}, {"green", c.green}, {"red", c.red},
                            {"invalid", c.invalid}, {"infra", c.infra}}},
         {"fatal", s->fatal}};
+    nlohmann::ordered_json boards = nlohmann::ordered_json::array();
+    for (size_t b = 0; b < s->boards.size(); ++b) {
+      const runner::SoakCounts& bc = s->boards[b];
+      boards.push_back({{"board", b}, {"runs", bc.done}, {"board_deaths", bc.deaths},
+                        {"respawns", bc.respawns}, {"retried", bc.retried}});
+    }
+    j["boards"] = boards;
+    j["interrupted"] = s->interrupted;
+    if (s->interrupted) j["resume"] = ResumeCommand(f, s->campaign_id);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("soak %s (campaign id %lld): %llu runs this session in %s (%llu already done), "
@@ -210,11 +352,33 @@ int RunSoakCommand(const SoakFlags& f) {
                 static_cast<unsigned long long>(c.red),
                 static_cast<unsigned long long>(c.invalid),
                 static_cast<unsigned long long>(c.infra));
+    std::printf("boards:   %llu board deaths (died or hung), %llu respawns, %llu runs retried",
+                static_cast<unsigned long long>(s->counts.deaths),
+                static_cast<unsigned long long>(s->counts.respawns),
+                static_cast<unsigned long long>(s->counts.retried));
+    for (size_t b = 0; b < s->boards.size(); ++b) {
+      const runner::SoakCounts& bc = s->boards[b];
+      if (bc.deaths == 0 && bc.respawns == 0) continue;
+      std::printf("; board %zu: %llu deaths, %llu respawns", b,
+                  static_cast<unsigned long long>(bc.deaths),
+                  static_cast<unsigned long long>(bc.respawns));
+    }
+    std::printf("\n");
     std::printf("database: %s\n", f.db_path.c_str());
     for (const std::string& r : report_files) std::printf("report:   %s\n", r.c_str());
   }
   if (!s->fatal.empty()) std::fprintf(stderr, "ctte-lab soak: stopped early: %s\n", s->fatal.c_str());
   if (!report_error.empty()) std::fprintf(stderr, "ctte-lab soak: reports: %s\n", report_error.c_str());
+  if (s->interrupted) {
+    std::fprintf(stderr,
+                 "ctte-lab soak: interrupted by %s after %llu runs this session (%llu abandoned); "
+                 "continue with:\n  %s\n",
+                 signal_number == SIGTERM ? "SIGTERM" : "SIGINT",
+                 static_cast<unsigned long long>(s->counts.done),
+                 static_cast<unsigned long long>(s->abandoned),
+                 ResumeCommand(f, s->campaign_id).c_str());
+    return 128 + (signal_number ? signal_number : SIGINT);
+  }
   if (c.red > 0) return kExitRed;
   if (!s->fatal.empty() || c.infra > 0 || !report_error.empty()) return kExitUsage;
   if (c.invalid > 0) return kExitInvalid;
@@ -226,9 +390,13 @@ const Registrar kRegistrar{Command{
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<SoakFlags>();
       sub.add_option("spec", f->spec, "campaign spec (JSON)")->required();
-      sub.add_option("--runs", f->runs, "number of runs (overrides the spec)");
-      sub.add_option("--budget", f->budget, "time budget, e.g. 2h, 30m (overrides the spec)");
-      sub.add_option("--boards", f->boards, "simulated boards in parallel (default 1)");
+      sub.add_option("--runs", f->runs, "number of runs, 1..10^9 (overrides the spec)")
+          ->check(UnsignedIn(1, runner::kMaxRuns));
+      sub.add_option("--budget", f->budget,
+                     "time budget, e.g. 2h, 30m, at most 30 days (overrides the spec)")
+          ->check(DurationFlag());
+      sub.add_option("--boards", f->boards, "simulated boards in parallel, 1..64 (default 1)")
+          ->check(UnsignedIn(1, 64));
       sub.add_option("--db", f->db_path, "database file (default out/ctte.db)");
       sub.add_option("--report-dir", f->report_dir,
                      "write HTML, JUnit and CSV reports here (default out/reports; '' = none)");
@@ -245,7 +413,18 @@ const Registrar kRegistrar{Command{
       sub.add_option("--workload-dir", f->workload_dir, "workload ELFs");
       sub.add_option("--board", f->board_path, "the ctte-board executable (default: next to this)");
       sub.add_flag("--json", f->json, "print the summary as JSON");
-      return [f] { return RunSoakCommand(*f); };
+      return [f, &sub] {
+        for (const char* name : {"--runs", "--budget", "--boards", "--db", "--report-dir",
+                                 "--seed", "--store-streams", "--image-dir", "--workload-dir",
+                                 "--board"}) {
+          const CLI::Option* opt = sub.get_option(name);
+          if (opt->count() > 0 && !opt->results().empty()) {
+            f->given.push_back(name);
+            f->given.push_back(opt->results().back());
+          }
+        }
+        return RunSoakCommand(*f);
+      };
     }}};
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "runner/cli_config.h"
+#include "tools/ctte-lab/flag_checks.h"
 
 namespace ctte::cli {
 
@@ -27,19 +28,31 @@ inline void AddPlanOptions(CLI::App& sub, PlanFlags& f, bool required) {
   }
   sub.add_option("--mode", f.mode, "htm (default) or btm");
   sub.add_option("--sync-mode", f.sync_mode, "periodic sync: off|messages|halfwords");
-  sub.add_option("--sync-period", f.sync_period, "sync period (power of two >= 16)");
-  sub.add_option("--fabric-mhz", f.fabric_mhz, "fabric clock (default: the image's fmax)");
-  sub.add_option("--sink-mhz", f.sink_mhz, "sink clock (default 100)");
+  sub.add_option("--sync-period", f.sync_period, "sync period (power of two >= 16)")
+      ->check(Unsigned());
+  sub.add_option("--fabric-mhz", f.fabric_mhz,
+                 "fabric clock, 0..1500 MHz (default 0: the image's fmax)")
+      ->check(FiniteIn(0, kMaxClockMhz));
+  sub.add_option("--sink-mhz", f.sink_mhz, "sink clock, 0..1500 MHz (default 100)")
+      ->check(FiniteIn(0, kMaxClockMhz));
   sub.add_option("--backpressure", f.backpressure,
                  "none | uniform:P (ready %, 1..100) | bursty:A-B (block lengths in sink "
                  "cycles); the campaign grammar, docs/campaign-spec.md");
   sub.add_option("--interrupt-every", f.interrupt_every,
-                 "machine software interrupt every N retired instructions");
-  sub.add_option("--ipc", f.ipc, "core IPC in [0.01, 1], steps of 0.01: seeded idle cycles");
-  sub.add_option("--seed", f.seed, "run seed (stall pattern, sink pattern, model X init)");
-  sub.add_option("--max-instructions", f.max_instructions, "ISS instruction budget");
-  sub.add_option("--ring-bytes", f.ring_bytes, "capture ring size (default 1 MiB)");
-  sub.add_option("--drain-budget", f.drain_budget, "sink cycles allowed for the drain");
+                 "machine software interrupt every N retired instructions")
+      ->check(Unsigned());
+  sub.add_option("--ipc", f.ipc, "core IPC in [0.01, 1], steps of 0.01: seeded idle cycles")
+      ->check(FiniteIn(0.01, 1));
+  sub.add_option("--seed", f.seed, "run seed (stall pattern, sink pattern, model X init)")
+      ->check(Unsigned());
+  sub.add_option("--max-instructions", f.max_instructions,
+                 "ISS instruction budget, 1..10^9")
+      ->check(UnsignedIn(1, kMaxInstructionsFlag));
+  sub.add_option("--ring-bytes", f.ring_bytes, "capture ring size, 1..1 GiB (default 1 MiB)")
+      ->check(UnsignedIn(1, kMaxRingBytesFlag));
+  sub.add_option("--drain-budget", f.drain_budget,
+                 "sink cycles allowed for the drain, 1..10^10")
+      ->check(UnsignedIn(1, kMaxDrainBudgetFlag));
   sub.add_option("--waves", f.waves, "write an FST waveform here");
   sub.add_flag("--json", f.json, "print the result as JSON");
 }
