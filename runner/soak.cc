@@ -143,6 +143,7 @@ class Worker {
     const RunConfig config = Draw(*s_->spec, index);
     const std::string started = NowIsoUtc();
     RunOutcome out = Execute(config);
+    ApplyVerdictOverride(s_->options->TEST_verdict_override, &out);
     // A board failure is retried; a refusal that a fresh board would repeat is not.
     const bool retry = out.status == RunStatus::kInfra && IsRetryable(out.cause);
     if (retry) {
@@ -156,6 +157,7 @@ class Worker {
         out.status_reason += "; respawn failed: " + st.ToString();
       }
       if (out.status == RunStatus::kInfra) (void)Respawn();  // leave a fresh board behind
+      ApplyVerdictOverride(s_->options->TEST_verdict_override, &out);
     }
     std::optional<BoardRunRecord> record = board_->TakeRecord();
 
@@ -294,7 +296,10 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   if (!rows.ok()) return rows.status();
   std::set<uint64_t> done;
   for (const db::RunRow& r : *rows) {
-    if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned) done.insert(r.run.index);
+    if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned &&
+        !IsControlIndex(r.run.index)) {
+      done.insert(r.run.index);
+    }
   }
   if (options.resume.empty() && !done.empty()) {
     return Status::InvalidArgument(
@@ -304,6 +309,23 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
         ", or use another --db");
   }
   summary.skipped_done = done.size();
+
+  ControlRunOptions control_options;
+  control_options.db_path = options.db_path;
+  control_options.campaign_id = summary.campaign_id;
+  control_options.boards = options.boards;
+  control_options.store_all_streams = options.store_all_streams;
+  control_options.execute = options.execute;
+  control_options.board = options.board;
+  control_options.TEST_verdict_override = options.TEST_verdict_override;
+  const auto run_controls = [&](uint32_t round) -> Status {
+    if (spec.controls.empty()) return Status::Ok();
+    Result<std::vector<ControlResult>> r = RunControls(spec, round, control_options);
+    if (!r.ok()) return r.status();
+    for (ControlResult& c : *r) summary.controls.push_back(std::move(c));
+    return Status::Ok();
+  };
+  CTTE_RETURN_IF_ERROR(run_controls(0));
 
   Shared shared;
   shared.options = &options;
@@ -329,6 +351,7 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
     for (auto& w : ws) threads.emplace_back([&w] { w->Run(); });
     for (std::thread& t : threads) t.join();
   }
+  if (spec.budget_seconds && shared.fatal.empty()) CTTE_RETURN_IF_ERROR(run_controls(1));
   summary.counts = shared.counts;
   summary.fatal = shared.fatal;
   summary.deploys = shared.deploys;
@@ -337,7 +360,8 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   auto after = db.RunsOfCampaign(summary.campaign_id);
   if (!after.ok()) return after.status();
   for (const db::RunRow& r : *after) {
-    if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned) {
+    if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned &&
+        !IsControlIndex(r.run.index)) {
       Count(r.run.status, &summary.campaign);
     }
   }

@@ -14,6 +14,9 @@
 //  - An infra outcome is retried once on a respawned board, then stored as infra, unless a fresh
 //    board would repeat it (IsRetryable(InfraCause): not for kPrepare or kClosureGate).
 //  - Scheduling (resume skipping, twin ordering, image affinity) is runner/scheduler.h.
+//  - Controls (runner/controls.h): the spec's controls run before the draws (round 0) and, under
+//    a time budget, again after them (round 1); a resume runs only the missing ones. Control
+//    rows are not draws: they are not counted in `counts`/`campaign` nor skipped by resume.
 //  - Each board is a RemoteBoard child process (`ctte-board --stdio`) driven by one thread;
 //    each thread has its own Database connection.
 #pragma once
@@ -27,6 +30,7 @@
 #include "base/status.h"
 #include "db/records.h"
 #include "lab/remote_board.h"
+#include "runner/controls.h"
 #include "runner/execute.h"
 
 namespace ctte::runner {
@@ -47,6 +51,8 @@ struct SoakOptions {
   // must forward to `inner`, which stays valid across respawns.
   std::function<std::unique_ptr<lab::Board>(lab::Board* inner, unsigned slot)>
       TEST_wrap_board;
+  // Replaces verdict outcomes of every run (draws and controls) after judging: a broken judge.
+  VerdictOverride TEST_verdict_override;
 };
 
 struct SoakCounts {
@@ -78,6 +84,14 @@ struct SoakSummary {
   uint64_t deploys = 0;           ///< image deploys over all boards
   double elapsed_seconds = 0;
   std::string fatal;              ///< why the soak stopped early ("" = it did not)
+  std::vector<ControlResult> controls;  ///< every round run or stored, round then spec order
+  /// A control failed: the campaign proves nothing, whatever its draws show.
+  bool unsound() const {
+    for (const ControlResult& c : controls) {
+      if (!c.passed) return true;
+    }
+    return false;
+  }
 };
 
 using SoakProgressFn = std::function<void(const SoakRunEvent&)>;
