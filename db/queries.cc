@@ -14,7 +14,11 @@ namespace {
 
 // The one definition of a judged run (database.h): an original run that went green or red. An
 // expression over `runs r`, used by every query that counts verdicts or fills RunRow::judged.
-constexpr const char* kJudgedRun = "(r.replay_of IS NULL AND r.status IN ('green', 'red'))";
+// A campaign's control runs (config_json "control", runner/controls.h) are judged as controls,
+// never counted with its draws.
+constexpr const char* kJudgedRun =
+    "(r.replay_of IS NULL AND r.status IN ('green', 'red') AND "
+    "json_extract(r.config_json, '$.control') IS NULL)";
 
 std::optional<uint64_t> ParseSeedColumn(const std::string& text) {
   Result<uint64_t> v = ParseHex64(text, "seed");
@@ -97,6 +101,7 @@ Result<std::vector<CampaignSummary>> Database::Campaigns(const std::string& name
               "COUNT(CASE WHEN r.status = 'invalid' THEN 1 END), "
               "COUNT(CASE WHEN r.status = 'infra' THEN 1 END) "
               "FROM campaigns c LEFT JOIN runs r ON r.campaign_id = c.id "
+              "AND json_extract(r.config_json, '$.control') IS NULL "
               "WHERE (?1 = '' OR c.name = ?1) GROUP BY c.id ORDER BY c.id");
   s.Bind(1, name);
   std::vector<CampaignSummary> out;
@@ -135,7 +140,8 @@ Result<RunRow> Database::RunById(int64_t run_id) const {
 }
 
 Result<std::vector<RunRow>> Database::RedRuns(const std::string& campaign_name) const {
-  return SelectRuns("WHERE r.status = 'red' AND (?1 = '' OR c.name = ?1) AND ?2 = ?2",
+  return SelectRuns("WHERE r.status = 'red' AND (?1 = '' OR c.name = ?1) AND ?2 = ?2 "
+                    "AND json_extract(r.config_json, '$.control') IS NULL",
                     campaign_name, 0);
 }
 
@@ -172,6 +178,7 @@ Result<std::vector<FactorRate>> Database::FailRateByFactor(const std::string& fa
               "COUNT(CASE WHEN r.status = 'red' THEN 1 END) "
               "FROM runs r JOIN campaigns c ON c.id = r.campaign_id "
               "WHERE (?1 = '' OR c.name = ?1) AND r.replay_of IS NULL AND value IS NOT NULL "
+              "AND json_extract(r.config_json, '$.control') IS NULL "
               "GROUP BY value ORDER BY value");
   s.Bind(1, campaign_name);
   s.Bind(2, factor);

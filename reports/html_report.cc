@@ -223,12 +223,34 @@ std::string RunRows(const ReportModel& m, const std::vector<ReportRun>& runs, bo
 
 }  // namespace
 
+// The control table (runner/controls.h): control, image, expected red, observed red, result.
+std::string ControlTable(const ReportModel& m) {
+  if (m.controls.empty()) return "";
+  std::string h = "<section id=\"controls\"><h2>Controls" +
+                  std::string(m.unsound ? " &mdash; <span class=\"s-red\">UNSOUND</span>: a "
+                                          "control failed, the draws below measure nothing"
+                                        : ": every gate shown to fail") +
+                  "</h2><table id=\"controls-table\"><thead><tr><th>control</th><th>image</th>"
+                  "<th>round</th><th>expected red</th><th>observed red</th><th>result</th>"
+                  "<th>run</th></tr></thead><tbody>\n";
+  for (const ControlRow& c : m.controls) {
+    h += "<tr class=\"s-" + std::string(c.passed ? "green" : "red") + "\"><td>" + E(c.name) +
+         "</td><td>" + E(c.image) + "</td><td>" + std::to_string(c.round) + "</td><td>" +
+         E(JoinVerdicts(c.expect_red)) + "</td><td>" + E(JoinVerdicts(c.observed_red)) +
+         "</td><td>" + (c.passed ? "pass" : "FAIL: " + E(c.reason)) + "</td><td>" +
+         std::to_string(c.run_id) + "</td></tr>\n";
+  }
+  return h + "</tbody></table></section>\n";
+}
+
 std::string RenderHtml(const ReportModel& m) {
   const db::CampaignSummary& c = m.campaign;
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                   "<title>" + E("CTTE Lab report: " + c.name) + "</title><style>" + kStyle +
                   "</style></head><body>\n";
-  h += "<section id=\"summary\"><h1>Campaign " + E(c.name) + "</h1><p>" + E(c.description) +
+  h += ControlTable(m);
+  h += "<section id=\"summary\"><h1>Campaign " + E(c.name) +
+       (m.unsound ? " (UNSOUND: a control failed)" : "") + "</h1><p>" + E(c.description) +
        "</p><p>campaign id " + std::to_string(c.id) + ", seed <code>" + Hex64(c.seed) +
        "</code>, spec sha256 <code>" + E(c.spec_sha256) + "</code>, created " + E(c.created_at) +
        (m.db_path.empty() ? "" : ", database <code>" + E(m.db_path) + "</code>") + "</p>";

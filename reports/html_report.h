@@ -1,6 +1,8 @@
 // HTML rendering of a ReportModel: one self-contained page (inline CSS, inline SVG, one small
 // inline script that makes the run table sortable; no external resources). Sections, each with
 // a stable id that tests look for:
+//   #controls     table#controls-table: the campaign's controls (only when it has any), first;
+//                 "UNSOUND" in its heading and the summary's when one failed
 //   #summary      campaign identity and run counts by status
 //   #plots        svg#plot-factor-<factor> (run status by factor value, one per factor),
 //                 svg#plot-bpi (bits per instruction by workload),

@@ -30,10 +30,35 @@ std::string RenderJUnit(const ReportModel& model) {
     seconds += static_cast<double>(r.wall_ms.value_or(0)) / 1000.0;
   }
   const std::string tests = std::to_string(model.runs.size());
+  uint64_t control_failures = 0;
+  for (const ControlRow& c : model.controls) control_failures += c.passed ? 0 : 1;
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  x += "<testsuites" + Attr("name", "ctte-lab") + Attr("tests", tests) +
-       Attr("failures", std::to_string(failures)) + Attr("errors", "0") +
+  x += "<testsuites" + Attr("name", "ctte-lab") +
+       Attr("tests", std::to_string(model.runs.size() + model.controls.size())) +
+       Attr("failures", std::to_string(failures + control_failures)) + Attr("errors", "0") +
        Attr("skipped", std::to_string(skipped)) + Attr("time", Fixed(seconds, 3)) + ">\n";
+  // The control table first: one testcase per control, failed when the control failed.
+  if (!model.controls.empty()) {
+    x += "  <testsuite" + Attr("name", model.campaign.name + ".controls") +
+         Attr("tests", std::to_string(model.controls.size())) +
+         Attr("failures", std::to_string(control_failures)) + Attr("errors", "0") +
+         Attr("skipped", "0") + Attr("timestamp", model.campaign.created_at) + ">\n";
+    for (const ControlRow& c : model.controls) {
+      x += "    <testcase" + Attr("classname", model.campaign.name + ".controls") +
+           Attr("name", "control " + c.name + " round " + std::to_string(c.round) + " on " +
+                            c.image);
+      const std::string out = "run id " + std::to_string(c.run_id) +
+                              "\nexpected red: " + JoinVerdicts(c.expect_red) +
+                              "\nobserved red: " + JoinVerdicts(c.observed_red) + "\n";
+      x += ">\n";
+      if (!c.passed) {
+        x += "      <failure" + Attr("message", "control failed: " + c.reason) +
+             Attr("type", "unsound") + ">" + XmlEscape(out) + "</failure>\n";
+      }
+      x += "      <system-out>" + XmlEscape(out) + "</system-out>\n    </testcase>\n";
+    }
+    x += "  </testsuite>\n";
+  }
   x += "  <testsuite" + Attr("name", model.campaign.name) + Attr("tests", tests) +
        Attr("failures", std::to_string(failures)) + Attr("errors", "0") +
        Attr("skipped", std::to_string(skipped)) + Attr("time", Fixed(seconds, 3)) +
@@ -45,12 +70,17 @@ std::string RenderJUnit(const ReportModel& model) {
        "/>\n";
   x += "      <property" + Attr("name", "spec_sha256") + Attr("value", model.campaign.spec_sha256) +
        "/>\n";
+  if (model.unsound) {
+    x += "      <property" + Attr("name", "soundness") +
+         Attr("value", "UNSOUND: a control failed; these draws measure nothing") + "/>\n";
+  }
   x += "    </properties>\n";
   for (const ReportRun& r : model.runs) {
     std::string workload = r.AxisValue("workload");
     std::string classname = model.campaign.name + (workload.empty() ? "" : "." + workload);
     x += "    <testcase" + Attr("classname", classname) +
-         Attr("name", "run " + std::to_string(r.index) + " seed " + Hex64(r.seed)) +
+         Attr("name", "run " + std::to_string(r.index) + " seed " + Hex64(r.seed) +
+                          (model.unsound ? " [UNSOUND campaign]" : "")) +
          Attr("time", Seconds(r));
     if (r.status == db::RunStatus::kGreen) {
       x += "/>\n";

@@ -219,10 +219,15 @@ Result<ReportModel> BuildReportModel(const db::Database& db, const std::string& 
   auto rows = db.RunsOfCampaign(model.campaign.id);
   if (!rows.ok()) return rows.status();
   for (const db::RunRow& row : *rows) {
+    if (std::optional<ControlRow> control = ControlRowOf(row)) {
+      model.controls.push_back(std::move(*control));
+      continue;
+    }
     ReportRun run;
     CTTE_RETURN_IF_ERROR(FillRun(db, row, options, &run));
     (row.run.replay_of ? model.replays : model.runs).push_back(std::move(run));
   }
+  model.unsound = Unsound(model.controls);
   std::sort(model.replays.begin(), model.replays.end(),
             [](const ReportRun& a, const ReportRun& b) { return a.id < b.id; });
 

@@ -15,6 +15,7 @@
 
 #include "base/status.h"
 #include "db/database.h"
+#include "reports/control_table.h"
 #include "db/records.h"
 
 namespace ctte::reports {
@@ -98,6 +99,10 @@ struct ReportModel {
   std::vector<VerdictTotals> verdict_totals;     ///< in the order judged runs list them
   /// By factor (config order), value, then verdict (verdict_totals order).
   std::vector<FactorVerdictCounts> factor_verdicts;
+  /// The campaign's control runs (never in `runs`), and whether one failed: then every draw
+  /// of the campaign is marked unsound.
+  std::vector<ControlRow> controls;
+  bool unsound = false;
 
   uint64_t Count(db::RunStatus status) const;
   std::vector<const ReportRun*> RedRuns() const;

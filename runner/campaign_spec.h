@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -35,6 +36,19 @@ const std::vector<std::string>& AxisNames();
 /// fabric_mhz's default is the spec's clocks.fabric_mhz, so it is not listed here.
 std::string AxisDefault(std::string_view axis);
 
+/// A negative (or clean) control of a campaign (docs/campaign-spec.md, "Controls"): one run of
+/// `image` with some axes fixed (the rest drawn from the campaign's axes with the control's own
+/// seed) whose verdicts in `expect_red` must fail; with none listed, the run must be green.
+struct ControlSpec {
+  std::string name;
+  std::string description;
+  std::string image;
+  std::vector<std::pair<std::string, std::string>> axes;  ///< fixed axis values, canonical
+  std::vector<std::string> expect_red;                    ///< verdict code names, code order
+  bool twin = false;  ///< judge determinism against a twin run with another model seed
+  bool operator==(const ControlSpec&) const = default;
+};
+
 struct CampaignSpec {
   std::string name;
   std::string description;
@@ -47,6 +61,7 @@ struct CampaignSpec {
   uint64_t horizon_retirements = 50000;    ///< window and interrupt indices fall below this
   uint32_t determinism_pairs_ppm = 0;      ///< fraction of pairs, in parts per million
   std::vector<Axis> axes;                  ///< every axis of AxisNames(), in that order
+  std::vector<ControlSpec> controls;       ///< run before the draws (runner/controls.h)
 
   const Axis& axis(std::string_view name) const;
 };

@@ -215,6 +215,12 @@ std::string RunConfigToJson(const RunConfig& c, int indent) {
   j["stall_seed"] = SeedHex(c.stall_seed);
   j["sink_seed"] = SeedHex(c.sink_seed);
   j["program_seed"] = SeedHex(c.program_seed);
+  if (c.control) {
+    j["control"] = {{"name", c.control->name},
+                    {"round", c.control->round},
+                    {"expect_red", c.control->expect_red},
+                    {"twin", c.control->twin}};
+  }
   return j.dump(indent);
 }
 
@@ -307,11 +313,33 @@ Result<RunConfig> RunConfigFromJson(std::string_view json_text) {
   r.Seed(j, "$", "stall_seed", &c.stall_seed);
   r.Seed(j, "$", "sink_seed", &c.sink_seed);
   r.Seed(j, "$", "program_seed", &c.program_seed);
+  if (j.contains("control")) {
+    const ordered_json& m = j["control"];
+    ControlMarker marker;
+    r.String(m, "$.control", "name", &marker.name);
+    r.Unsigned(m, "$.control", "round", &marker.round);
+    if (const ordered_json* red = r.Field(m, "$.control", "expect_red")) {
+      if (!red->is_array()) r.Fail("$.control.expect_red", "wrong type: expected array");
+      for (size_t i = 0; red->is_array() && i < red->size(); ++i) {
+        if (!(*red)[i].is_string()) {
+          r.Fail("$.control.expect_red", "wrong type: expected strings");
+          break;
+        }
+        marker.expect_red.push_back((*red)[i].get<std::string>());
+      }
+    }
+    if (const ordered_json* t = r.Field(m, "$.control", "twin")) {
+      if (!t->is_boolean()) r.Fail("$.control.twin", "wrong type: expected boolean");
+      else marker.twin = t->get<bool>();
+    }
+    c.control = std::move(marker);
+  }
   for (auto it = j.begin(); it != j.end(); ++it) {
     static const char* kKnown[] = {"campaign", "index", "seed", "twin_of", "image", "axes",
                                    "fabric_hz", "sink_hz", "core_stall_percent",
                                    "backpressure", "sync", "interrupt_at", "interrupt_every",
-                                   "window", "stall_seed", "sink_seed", "program_seed"};
+                                   "window", "stall_seed", "sink_seed", "program_seed",
+                                   "control"};
     bool known = false;
     for (const char* k : kKnown) known = known || it.key() == k;
     if (!known) r.Fail("$." + it.key(), "unknown key");

@@ -42,6 +42,18 @@ struct SyncPolicy {
 std::optional<Backpressure> ParseBackpressure(std::string_view text, std::string* reason);
 std::optional<SyncPolicy> ParseSyncPolicy(std::string_view text, std::string* reason);
 
+/// Marks a campaign's control run (runner/controls.h): which control, which round (0 before
+/// the draws, 1 after a budgeted soak's draws), the verdicts it expects red, and whether its
+/// determinism twin runs with another model seed. Absent on drawn runs, so their JSON is as
+/// before.
+struct ControlMarker {
+  std::string name;
+  uint32_t round = 0;
+  std::vector<std::string> expect_red;
+  bool twin = false;
+  bool operator==(const ControlMarker&) const = default;
+};
+
 struct RunConfig {
   std::string campaign;
   uint64_t index = 0;
@@ -76,6 +88,7 @@ struct RunConfig {
   uint64_t stall_seed = 0;           ///< core stall pattern
   uint64_t sink_seed = 0;            ///< sink ready pattern
   uint64_t program_seed = 0;         ///< program generator (workload "random")
+  std::optional<ControlMarker> control;  ///< set on control runs only ("control" in the JSON)
 
   bool operator==(const RunConfig&) const = default;
 

@@ -179,6 +179,7 @@ class Worker {
     const std::string started = NowIsoUtc();
     RunOutcome out = Execute(config);
     if (Abandoned(index)) return false;
+    ApplyVerdictOverride(s_->options->TEST_verdict_override, &out);
     NoteOutcome(out);
     std::vector<RunAttempt> attempts;  // the earlier attempts, for the run's history
     // A board failure is retried; a refusal that a fresh board would repeat is not.
@@ -200,6 +201,7 @@ class Worker {
         out.status_reason += "; respawn failed: " + st.ToString();
       }
       if (out.status == RunStatus::kInfra) (void)Respawn();  // leave a fresh board behind
+      ApplyVerdictOverride(s_->options->TEST_verdict_override, &out);
     }
     std::optional<BoardRunRecord> record = board_->TakeRecord();
 
@@ -349,8 +351,8 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   std::set<uint64_t> done;
   for (const db::RunRow& r : *rows) {
     if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned &&
-        InShard(options.shard, r.run.index)) {
-      done.insert(r.run.index);  // other shards' runs are not this session's business
+        InShard(options.shard, r.run.index) && !IsControlIndex(r.run.index)) {
+      done.insert(r.run.index);  // controls and other shards' runs are not draws of this session
     }
   }
   if (options.resume.empty() && !done.empty()) {
@@ -361,6 +363,23 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
         ", or use another --db");
   }
   summary.skipped_done = done.size();
+
+  ControlRunOptions control_options;
+  control_options.db_path = options.db_path;
+  control_options.campaign_id = summary.campaign_id;
+  control_options.boards = options.boards;
+  control_options.store_all_streams = options.store_all_streams;
+  control_options.execute = options.execute;
+  control_options.board = options.board;
+  control_options.TEST_verdict_override = options.TEST_verdict_override;
+  const auto run_controls = [&](uint32_t round) -> Status {
+    if (spec.controls.empty()) return Status::Ok();
+    Result<std::vector<ControlResult>> r = RunControls(spec, round, control_options);
+    if (!r.ok()) return r.status();
+    for (ControlResult& c : *r) summary.controls.push_back(std::move(c));
+    return Status::Ok();
+  };
+  CTTE_RETURN_IF_ERROR(run_controls(0));
 
   Shared shared;
   shared.options = &options;
@@ -409,6 +428,10 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
     }
     for (std::thread& t : threads) t.join();
   }
+  if (spec.budget_seconds && shared.fatal.empty() &&
+      !(options.stop_requests != nullptr && options.stop_requests->load() > 0)) {
+    CTTE_RETURN_IF_ERROR(run_controls(1));
+  }
   if (options.stop_requests != nullptr && options.stop_requests->load() > 0) {
     summary.interrupted = true;
   }
@@ -422,7 +445,8 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   auto after = db.RunsOfCampaign(summary.campaign_id);
   if (!after.ok()) return after.status();
   for (const db::RunRow& r : *after) {
-    if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned) {
+    if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned &&
+        !IsControlIndex(r.run.index)) {
       Count(r.run.status, &summary.campaign);
     }
   }

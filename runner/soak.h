@@ -20,6 +20,9 @@
 //    ones: their boards are killed and nothing of them is stored (they are not finished, so
 //    --resume runs them). Either way RunSoak returns its summary with `interrupted` set.
 //  - Scheduling (resume skipping, twin ordering, image affinity) is runner/scheduler.h.
+//  - Controls (runner/controls.h): the spec's controls run before the draws (round 0) and, under
+//    a time budget, again after them (round 1); a resume runs only the missing ones. Control
+//    rows are not draws: they are not counted in `counts`/`campaign` nor skipped by resume.
 //  - Each board is a RemoteBoard child process (`ctte-board --stdio`) driven by one thread;
 //    each thread has its own Database connection.
 #pragma once
@@ -35,6 +38,7 @@
 #include "base/status.h"
 #include "db/records.h"
 #include "lab/remote_board.h"
+#include "runner/controls.h"
 #include "runner/execute.h"
 #include "runner/shard.h"
 
@@ -59,6 +63,8 @@ struct SoakOptions {
   // must forward to `inner`, which stays valid across respawns.
   std::function<std::unique_ptr<lab::Board>(lab::Board* inner, unsigned slot)>
       TEST_wrap_board;
+  // Replaces verdict outcomes of every run (draws and controls) after judging: a broken judge.
+  VerdictOverride TEST_verdict_override;
 };
 
 struct SoakCounts {
@@ -98,6 +104,14 @@ struct SoakSummary {
   std::string fatal;              ///< why the soak stopped early ("" = it did not)
   bool interrupted = false;       ///< a stop request ended it (see the contract)
   uint64_t abandoned = 0;         ///< running runs abandoned by a second stop request
+  std::vector<ControlResult> controls;  ///< every round run or stored, round then spec order
+  /// A control failed: the campaign proves nothing, whatever its draws show.
+  bool unsound() const {
+    for (const ControlResult& c : controls) {
+      if (!c.passed) return true;
+    }
+    return false;
+  }
 };
 
 using SoakProgressFn = std::function<void(const SoakRunEvent&)>;

@@ -5,7 +5,7 @@
 //   ctte_regs: TCI registers + vendor identity/counters/status on a fabric-clock bus.
 //
 // Profile parameters: ProfileId, LogQDepth, LogFifoDepth; identity: BuildId (random per CMake
-// configure), Mutant (0 = none; a later issue compiles one contract-breaking change per id).
+// configure), Mutant (0 = none; one contract-breaking change per id, docs/mutants.md).
 module ctte_encoder #(
   parameter logic [63:0] BUILD_ID = 64'd0,
   parameter int unsigned PROFILE_ID = 1,
@@ -63,7 +63,7 @@ module ctte_encoder #(
   logic out_full, out_push, out_eom, packer_busy, fifo_w_empty, fifo_true_empty;
   logic [7:0] out_byte;
 
-  ctte_frontend #(.QFreeBits(LOG_QDEPTH + 1)) u_frontend (
+  ctte_frontend #(.QFreeBits(LOG_QDEPTH + 1), .Mutant(MUTANT)) u_frontend (
     .clk(clk_fabric), .rst_n,
     .cfg_active, .cfg_enable, .cfg_tracing, .cfg_mode, .cfg_sync_mode, .cfg_sync_max,
     .in_valid, .in_itype, .in_iaddr, .in_iretire,
@@ -76,7 +76,7 @@ module ctte_encoder #(
     .deq(q_deq), .head, .empty(q_empty), .free(q_free)
   );
 
-  ctte_packer u_packer (
+  ctte_packer #(.Mutant(MUTANT)) u_packer (
     .clk(clk_fabric), .rst_n, .head, .q_empty, .q_deq, .out_full, .out_push, .out_byte,
     .out_eom, .busy(packer_busy)
   );

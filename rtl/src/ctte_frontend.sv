@@ -18,7 +18,8 @@ module ctte_frontend
   import ctte_pkg::*;
   import ctte_regmap_pkg::*;
 #(
-  parameter int unsigned QFreeBits = 5
+  parameter int unsigned QFreeBits = 5,
+  parameter int unsigned Mutant = MutantNone   // docs/mutants.md; 0 in every deployable image
 ) (
   input  logic                 clk,
   input  logic                 rst_n,
@@ -64,8 +65,24 @@ module ctte_frontend
   logic                close_pend_q, close_pend_d;
   logic                htm_q, htm_d;          // mode latched when the window opened
 
-  logic win_cond;
+  logic win_cond, win_eff;
   assign win_cond = cfg_active & cfg_enable & cfg_tracing & (cfg_mode != InstModeOff);
+
+  // ---- mutant state (docs/mutants.md); constant 0 unless that mutant is compiled ----
+  logic        held_q, held_d;      // MutantLateClose: the one late beat was traced
+  logic        leaked_q, leaked_d;  // MutantWindowLeak: the one paused SYNC=5 was queued
+  logic [31:0] junk_q;              // MutantNondeterminism: never reset (power-on X)
+  logic        hold;
+  // MutantLateClose: a pause (trTeInstTracing to 0, Enable still 1) takes effect only after one
+  // more beat has been traced.
+  assign hold = (Mutant == MutantLateClose) && open_q && !close_pend_q && !held_q &&
+                cfg_active && cfg_enable && !cfg_tracing && (cfg_mode != InstModeOff);
+  assign win_eff = win_cond | hold;
+  if (Mutant == MutantNondeterminism) begin : g_junk
+    always_ff @(posedge clk) junk_q <= junk_q;  // no reset: keeps its X-initialized value
+  end else begin : g_no_junk
+    assign junk_q = '0;
+  end
 
   // A retiring beat whose target the decoder cannot infer (owes an indirect message).
   function automatic logic is_uninferable_retiring(logic [3:0] t);
@@ -105,6 +122,8 @@ module ctte_frontend
     lost_d = lost_q;
     close_pend_d = close_pend_q;
     htm_d = htm_q;
+    held_d = win_cond ? 1'b0 : held_q;
+    leaked_d = win_cond ? 1'b0 : leaked_q;
     r[0] = '0;
     r[1] = '0;
     r[2] = '0;
@@ -113,8 +132,8 @@ module ctte_frontend
     ev_dropped = 2'd0;
     ev_halfwords = 8'd0;
 
-    closing = close_pend_q | (open_q & ~win_cond);
-    open_eff = win_cond & ~closing;
+    closing = close_pend_q | (open_q & ~win_eff);
+    open_eff = win_eff & ~closing;
     beat = open_eff & in_valid;
 
     // working copies for the beat algorithm
@@ -144,7 +163,11 @@ module ctte_frontend
         r[1] = mk_correlation(htm_q, '0, HistEmpty);
         n = 2'd2;
       end else begin
-        r[0] = mk_correlation(htm_q, icnt_q, hist_q);
+        if (Mutant == MutantFlushClobber && !cfg_enable) begin
+          r[0] = mk_correlation(htm_q, '0, HistEmpty);  // a stop loses the pending I-CNT/HIST
+        end else begin
+          r[0] = mk_correlation(htm_q, icnt_q, hist_q);
+        end
         n = 2'd1;
       end
       if ({{(QFreeBits - 2){1'b0}}, n} <= q_free) begin
@@ -169,14 +192,19 @@ module ctte_frontend
       if (beat) begin
         ev_halfwords = in_iretire;
         first_d = 1'b0;
+        if (hold) held_d = 1'b1;
         if (lost_q) begin
           // Section 6: lost; announce when three entries are free, else the beat forms nothing.
           if (q_free >= QFreeBits'(3)) begin
             r[0] = mk_error();
-            r[1] = mk_prog_trace_sync(SyncFifoOverrun, '0, {1'b0, in_iaddr[63:1]});
-            nrec = 2'd2;
-            ref_w = in_iaddr;
-            synced = 1'b1;
+            if (Mutant == MutantMissingReanchor && !htm) begin
+              nrec = 2'd1;  // BTM: the Error is not followed by the SYNC=7 re-anchor
+            end else begin
+              r[1] = mk_prog_trace_sync(SyncFifoOverrun, '0, {1'b0, in_iaddr[63:1]});
+              nrec = 2'd2;
+              ref_w = in_iaddr;
+              synced = 1'b1;
+            end
             lost_d = 1'b0;
           end
         end
@@ -212,8 +240,11 @@ module ctte_frontend
                 r[nrec] = mk_indirect_branch_hist(pbtype_w, icnt_w,
                                                   {1'b0, ref_w[63:1] ^ in_iaddr[63:1]}, hist_w);
               end else begin
-                r[nrec] = mk_indirect_branch(pbtype_w, icnt_w,
-                                             {1'b0, ref_w[63:1] ^ in_iaddr[63:1]});
+                r[nrec] = mk_indirect_branch(
+                    pbtype_w,
+                    icnt_w + ((Mutant == MutantTrapIcnt && pbtype_w == BtypeInterrupt) ?
+                              IcntBits'(1) : IcntBits'(0)),
+                    {1'b0, ref_w[63:1] ^ in_iaddr[63:1]});
               end
               nbeat = 2'd1;
               nonsync = 2'd1;
@@ -224,6 +255,9 @@ module ctte_frontend
             end
           end
           if (synced) syncctr_w = '0;
+          if (Mutant == MutantNondeterminism && first && !htm) begin
+            syncctr_w = junk_q & (period[31:0] - 32'd1);  // BTM: the first periodic sync's phase
+          end
           // Step 3: the beat itself.
           if (in_itype == ItypeException || in_itype == ItypeInterrupt) begin
             pend_w = 1'b1;
@@ -281,18 +315,28 @@ module ctte_frontend
             n = 2'd0;
             ev_episode = 1'b1;
             ev_dropped = nbeat;
-            lost_d = 1'b1;
+            lost_d = (Mutant != MutantSilentDrop);  // MutantSilentDrop: never announced
             icnt_d = '0;
-            hist_d = HistEmpty;
+            hist_d = (Mutant == MutantStaleHist) ? hist_q : HistEmpty;  // survives the anchor
             pend_d = 1'b0;
             pbtype_d = 2'd0;
             syncctr_d = '0;
           end
         end
+        // MutantCounterSkew: a beat seen while lost is not counted in ctteHalfwordsRetired.
+        if (Mutant == MutantCounterSkew && lost_q && lost_d) ev_halfwords = 8'd0;
       end
     end else begin
       open_d = 1'b0;
       first_d = 1'b0;
+      // MutantWindowLeak: the first beat while paused (Enable 1, InstTracing 0) forms a SYNC=5.
+      if (Mutant == MutantWindowLeak && cfg_active && cfg_enable && !cfg_tracing &&
+          cfg_mode != InstModeOff && !open_q && in_valid && !leaked_q &&
+          q_free != '0) begin
+        r[0] = mk_prog_trace_sync(SyncTraceEnable, '0, {1'b0, in_iaddr[63:1]});
+        n = 2'd1;
+        leaked_d = 1'b1;
+      end
     end
   end
 
@@ -317,6 +361,8 @@ module ctte_frontend
       lost_q <= 1'b0;
       close_pend_q <= 1'b0;
       htm_q <= 1'b1;
+      held_q <= 1'b0;
+      leaked_q <= 1'b0;
     end else begin
       icnt_q <= icnt_d;
       hist_q <= hist_d;
@@ -329,6 +375,8 @@ module ctte_frontend
       lost_q <= lost_d;
       close_pend_q <= close_pend_d;
       htm_q <= htm_d;
+      held_q <= held_d;
+      leaked_q <= leaked_d;
     end
   end
 

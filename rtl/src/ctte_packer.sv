@@ -11,7 +11,9 @@
 // value taking the leftover bits or one MDO. The end MSEO is 01, or 11 on the last field.
 module ctte_packer
   import ctte_pkg::*;
-(
+#(
+  parameter int unsigned Mutant = MutantNone   // docs/mutants.md
+) (
   input  logic       clk,
   input  logic       rst_n,
   input  rec_t       head,
@@ -32,7 +34,10 @@ module ctte_packer
   logic [1:0]  nvar_q;
   logic [63:0] v1_q, v2_q;
 
-  logic field_end, last_field, msg_end, emit, load;
+  logic field_end, last_field, msg_end, emit, load, hung;
+  logic [31:0] loaded_q, eoms_q;  // messages taken from the queue / ended (assertion below)
+  // MutantOutputHang: after 128 messages the packer never takes another record.
+  assign hung = (Mutant == MutantOutputHang) && loaded_q >= 32'd128;
   logic [1:0] mseo;
 
   assign emit = busy_q && !out_full;
@@ -40,7 +45,7 @@ module ctte_packer
   assign last_field = (field_q + 2'd1 == nvar_q);
   assign msg_end = emit && field_end && last_field;
   assign mseo = !field_end ? 2'b00 : (last_field ? 2'b11 : 2'b01);
-  assign load = !q_empty && (!busy_q || msg_end);
+  assign load = !q_empty && (!busy_q || msg_end) && !hung;
 
   assign q_deq = load;
   assign out_push = emit;
@@ -97,7 +102,6 @@ module ctte_packer
   // Exactly one end-of-message MSEO per message: every record taken from the queue has produced
   // exactly one MSEO 11 byte once it is done (eom == loaded - busy at all times), and no byte
   // other than a message's last carries MSEO 11.
-  logic [31:0] loaded_q, eoms_q;
   always_ff @(posedge clk) begin
     if (!rst_n) begin
       loaded_q <= '0;

@@ -11,6 +11,20 @@ package ctte_pkg;
   localparam int unsigned HistBits = 32;   // HIST register including the stop bit
   localparam logic [HistBits-1:0] HistEmpty = {{(HistBits - 1){1'b0}}, 1'b1};  // stop bit only
 
+  // Mutant ids (the MUTANT parameter, ctteMutant at 0x128; docs/mutants.md): each one breaks one
+  // contract of docs/encoder-behaviour.md in one `if (Mutant == ...)` place. 0 = none.
+  localparam int unsigned MutantNone            = 0;
+  localparam int unsigned MutantSilentDrop      = 1;   // loss not announced (section 6)
+  localparam int unsigned MutantMissingReanchor = 2;   // BTM: no SYNC=7 after the Error
+  localparam int unsigned MutantStaleHist       = 3;   // HTM: HIST survives the recovery anchor
+  localparam int unsigned MutantTrapIcnt        = 4;   // BTM: interrupt message I-CNT + 1
+  localparam int unsigned MutantFlushClobber    = 5;   // stop: closing I-CNT/HIST lost
+  localparam int unsigned MutantWindowLeak      = 6;   // a SYNC=5 while paused (assertion)
+  localparam int unsigned MutantLateClose       = 7;   // pause: one more beat traced
+  localparam int unsigned MutantCounterSkew     = 8;   // ctteHalfwordsRetired skips lost beats
+  localparam int unsigned MutantOutputHang      = 9;   // packer stops after 128 messages
+  localparam int unsigned MutantNondeterminism  = 10;  // BTM sync phase from an unreset register
+
   // Ingress itype, 4-bit encoding (shared/spec/ntrace.md section 9; oracle::IType).
   typedef enum logic [3:0] {
     ItypeNone            = 4'd0,   // sequential

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "db/database.h"
+#include "reports/control_table.h"
 #include "runner/campaign_spec.h"
 #include "runner/replay.h"
 #include "runner/run_config.h"
@@ -28,12 +29,18 @@ struct History {
   std::vector<db::OutcomeCount> outcomes;
   std::vector<db::FactorRate> factors;
   std::vector<db::RunRow> red_runs;
+  std::vector<std::vector<reports::ControlRow>> controls;  ///< per campaign, same order
 };
 
 Status Collect(db::Database& db, const std::string& campaign, History* h) {
   auto campaigns = db.Campaigns(campaign);
   if (!campaigns.ok()) return campaigns.status();
   h->campaigns = std::move(*campaigns);
+  for (const db::CampaignSummary& c : h->campaigns) {
+    auto rows = db.RunsOfCampaign(c.id);
+    if (!rows.ok()) return rows.status();
+    h->controls.push_back(reports::ControlRows(*rows));
+  }
   auto outcomes = db.OutcomeCounts(campaign);
   if (!outcomes.ok()) return outcomes.status();
   h->outcomes = std::move(*outcomes);
@@ -53,12 +60,21 @@ void PrintJson(const History& h, const std::string& db_path) {
   using nlohmann::ordered_json;
   ordered_json j;
   j["campaigns"] = ordered_json::array();
-  for (const auto& c : h.campaigns) {
+  for (size_t i = 0; i < h.campaigns.size(); ++i) {
+    const auto& c = h.campaigns[i];
+    ordered_json controls = ordered_json::array();
+    for (const reports::ControlRow& r : h.controls[i]) {
+      controls.push_back({{"control", r.name}, {"image", r.image}, {"round", r.round},
+                          {"expect_red", r.expect_red}, {"observed_red", r.observed_red},
+                          {"passed", r.passed}, {"run_id", r.run_id}});
+    }
     j["campaigns"].push_back({{"id", c.id}, {"name", c.name}, {"description", c.description},
                               {"seed", runner::SeedHex(c.seed)}, {"spec_sha256", c.spec_sha256},
                               {"created_at", c.created_at}, {"runs", c.total()},
                               {"planned", c.planned}, {"green", c.green}, {"red", c.red},
-                              {"invalid", c.invalid}, {"infra", c.infra}});
+                              {"invalid", c.invalid}, {"infra", c.infra},
+                              {"unsound", reports::Unsound(h.controls[i])},
+                              {"controls", controls}});
   }
   j["outcomes"] = ordered_json::array();
   for (const auto& o : h.outcomes) {
@@ -83,14 +99,23 @@ void PrintJson(const History& h, const std::string& db_path) {
 }
 
 void PrintText(const History& h, const std::string& db_path) {
-  std::printf("Campaigns\n");
+  // The control tables first: a campaign with a failed control measures nothing.
+  for (size_t i = 0; i < h.campaigns.size(); ++i) {
+    if (h.controls[i].empty()) continue;
+    std::printf("Controls of campaign %" PRId64 " (%s)\n", h.campaigns[i].id,
+                h.campaigns[i].name.c_str());
+    std::printf("%s\n", reports::FormatControlTable(h.controls[i]).c_str());
+  }
+  std::printf("Campaigns (draws only; UNSOUND = a control failed)\n");
   std::printf("  %4s  %-16s %-18s %6s %8s %6s %5s %8s %6s  %s\n", "id", "name", "seed", "runs",
               "planned", "green", "red", "invalid", "infra", "created");
-  for (const auto& c : h.campaigns) {
+  for (size_t i = 0; i < h.campaigns.size(); ++i) {
+    const auto& c = h.campaigns[i];
     std::printf("  %4" PRId64 "  %-16s %-18s %6" PRIu64 " %8" PRIu64 " %6" PRIu64 " %5" PRIu64
-                " %8" PRIu64 " %6" PRIu64 "  %s\n",
+                " %8" PRIu64 " %6" PRIu64 "  %s%s\n",
                 c.id, c.name.c_str(), runner::SeedHex(c.seed).c_str(), c.total(), c.planned,
-                c.green, c.red, c.invalid, c.infra, c.created_at.c_str());
+                c.green, c.red, c.invalid, c.infra, c.created_at.c_str(),
+                reports::Unsound(h.controls[i]) ? "  UNSOUND" : "");
   }
   if (h.campaigns.empty()) std::printf("  (none)\n");
 

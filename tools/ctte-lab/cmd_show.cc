@@ -10,6 +10,7 @@
 
 #include "base/json.h"
 #include "db/database.h"
+#include "reports/control_table.h"
 #include "runner/replay.h"
 #include "runner/run_config.h"
 #include "tools/ctte-lab/command.h"
@@ -65,6 +66,12 @@ int RunShow(const ShowFlags& f) {
                                  ? metrics["status_reason"].get<std::string>()
                                  : "";
   const std::string replay = runner::ReplayCommand(row->id, f.db_path);
+  std::vector<reports::ControlRow> controls;
+  if (auto rows = (*db)->RunsOfCampaign(r.campaign_id); rows.ok()) {
+    controls = reports::ControlRows(*rows);
+  }
+  const std::optional<reports::ControlRow> control = reports::ControlRowOf(*row);
+  const bool unsound = reports::Unsound(controls);
 
   if (f.json) {
     Json j;
@@ -95,13 +102,25 @@ int RunShow(const ShowFlags& f) {
     j["counters"] = ParsedOrNull(r.counters_json);
     j["metrics"] = metrics;
     j["replay"] = replay;
+    j["control"] = control ? Json{{"name", control->name}, {"expect_red", control->expect_red},
+                                  {"observed_red", control->observed_red},
+                                  {"passed", control->passed}, {"reason", control->reason}}
+                           : Json();
+    j["campaign_unsound"] = unsound;
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
   }
 
-  std::printf("run %" PRId64 ": campaign %s (id %" PRId64 ") index %" PRIu64 ", seed %s\n",
+  if (!controls.empty()) {
+    std::printf("controls of campaign %" PRId64 ":\n%s\n", r.campaign_id,
+                reports::FormatControlTable(controls).c_str());
+  }
+  std::printf("run %" PRId64 ": campaign %s (id %" PRId64 ") index %" PRIu64 ", seed %s%s\n",
               row->id, row->campaign_name.c_str(), r.campaign_id, r.index,
-              runner::SeedHex(r.seed).c_str());
+              runner::SeedHex(r.seed).c_str(),
+              control ? (" (control " + control->name + ": " +
+                         (control->passed ? "pass" : "FAIL") + ")").c_str()
+                      : (unsound ? " (draw of an UNSOUND campaign)" : ""));
   std::printf("status:  %s%s%s\n", db::RunStatusName(r.status), reason.empty() ? "" : ": ",
               reason.c_str());
   if (r.replay_of) std::printf("replay of run %" PRId64 "\n", *r.replay_of);

@@ -315,7 +315,20 @@ int RunSoakCommand(const SoakFlags& f) {
     else report_error = written.status().ToString();
   }
   const runner::SoakCounts& c = s->campaign;
+  std::vector<reports::ControlRow> controls;
+  if (auto db = db::Database::Open(f.db_path); db.ok()) {
+    if (auto rows = (*db)->RunsOfCampaign(s->campaign_id); rows.ok()) {
+      controls = reports::ControlRows(*rows);
+    }
+  }
+  const bool unsound = s->unsound() || reports::Unsound(controls);
   if (f.json) {
+    nlohmann::ordered_json cj = nlohmann::ordered_json::array();
+    for (const reports::ControlRow& r : controls) {
+      cj.push_back({{"control", r.name}, {"image", r.image}, {"round", r.round},
+                    {"expect_red", r.expect_red}, {"observed_red", r.observed_red},
+                    {"passed", r.passed}, {"reason", r.reason}, {"run_id", r.run_id}});
+    }
     nlohmann::ordered_json j{
         {"campaign", s->campaign_name}, {"campaign_id", s->campaign_id},
         {"db", f.db_path}, {"shard", runner::ShardText(o.shard)}, {"reports", report_files},
@@ -328,6 +341,7 @@ int RunSoakCommand(const SoakFlags& f) {
                      {"elapsed_seconds", s->elapsed_seconds}}},
         {"campaign_runs", {{"runs", c.done}, {"green", c.green}, {"red", c.red},
                            {"invalid", c.invalid}, {"infra", c.infra}}},
+        {"controls", cj}, {"unsound", unsound},
         {"fatal", s->fatal}};
     nlohmann::ordered_json boards = nlohmann::ordered_json::array();
     for (size_t b = 0; b < s->boards.size(); ++b) {
@@ -340,6 +354,7 @@ int RunSoakCommand(const SoakFlags& f) {
     if (s->interrupted) j["resume"] = ResumeCommand(f, s->campaign_id);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
+    std::printf("%s", reports::FormatControlTable(controls).c_str());
     std::printf("soak %s (campaign id %lld): %llu runs this session in %s (%llu already done), "
                 "%llu image deploys on %u boards\n",
                 s->campaign_name.c_str(), static_cast<long long>(s->campaign_id),
@@ -379,8 +394,10 @@ int RunSoakCommand(const SoakFlags& f) {
                  ResumeCommand(f, s->campaign_id).c_str());
     return 128 + (signal_number ? signal_number : SIGINT);
   }
+  if (!s->fatal.empty()) return kExitUsage;
+  if (unsound) return kExitUnsound;  // whatever the draws show
   if (c.red > 0) return kExitRed;
-  if (!s->fatal.empty() || c.infra > 0 || !report_error.empty()) return kExitUsage;
+  if (c.infra > 0 || !report_error.empty()) return kExitUsage;
   if (c.invalid > 0) return kExitInvalid;
   return kExitOk;
 }

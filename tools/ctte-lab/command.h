@@ -22,6 +22,7 @@ enum ExitCode : int {
   kExitRed = 1,        ///< a judged run or campaign has a red run
   kExitUsage = 2,      ///< usage, input or infrastructure error
   kExitInvalid = 3,    ///< a judged run whose measurement was unsound
+  kExitUnsound = 4,    ///< a campaign control failed: its gates are not shown to fail
 };
 
 struct Command {

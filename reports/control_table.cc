@@ -1,0 +1,94 @@
+// Control rows from db rows; the text table.
+#include "reports/control_table.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace ctte::reports {
+namespace {
+
+std::vector<std::string> Strings(const nlohmann::json& j, const char* key) {
+  std::vector<std::string> out;
+  if (!j.contains(key) || !j[key].is_array()) return out;
+  for (const auto& v : j[key]) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<ControlRow> ControlRowOf(const db::RunRow& row) {
+  if (row.run.replay_of) return std::nullopt;
+  const nlohmann::json c = nlohmann::json::parse(row.run.config_json, nullptr, false);
+  if (!c.is_object() || !c.contains("control") || !c["control"].is_object()) return std::nullopt;
+  const nlohmann::json& marker = c["control"];
+  ControlRow r;
+  r.run_id = row.id;
+  r.name = marker.value("name", "");
+  r.image = c.value("image", "");
+  r.round = marker.value("round", 0u);
+  r.expect_red = Strings(marker, "expect_red");
+  r.status = row.run.status;
+  const nlohmann::json m = nlohmann::json::parse(row.run.metrics_json, nullptr, false);
+  if (m.is_object() && m.contains("control") && m["control"].is_object()) {
+    r.passed = m["control"].value("passed", false);
+    r.reason = m["control"].value("reason", "");
+    r.observed_red = Strings(m["control"], "observed_red");
+  } else {
+    r.reason = "no control result stored";
+  }
+  return r;
+}
+
+std::vector<ControlRow> ControlRows(const std::vector<db::RunRow>& rows) {
+  std::vector<ControlRow> out;
+  for (const db::RunRow& row : rows) {
+    if (std::optional<ControlRow> r = ControlRowOf(row)) out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+bool Unsound(const std::vector<ControlRow>& controls) {
+  return std::any_of(controls.begin(), controls.end(),
+                     [](const ControlRow& c) { return !c.passed; });
+}
+
+std::string JoinVerdicts(const std::vector<std::string>& verdicts) {
+  if (verdicts.empty()) return "-";
+  std::string s;
+  for (const std::string& v : verdicts) s += (s.empty() ? "" : ", ") + v;
+  return s;
+}
+
+std::string FormatControlTable(const std::vector<ControlRow>& controls) {
+  if (controls.empty()) return "";
+  std::string out;
+  char line[1024];
+  std::snprintf(line, sizeof line, "%-18s %-24s %-5s %-30s %-6s %s\n", "control", "image",
+                "round", "expected red", "result", "observed red (run)");
+  out += line;
+  size_t passed = 0;
+  for (const ControlRow& c : controls) {
+    passed += c.passed ? 1 : 0;
+    std::snprintf(line, sizeof line, "%-18s %-24s %-5u %-30s %-6s %s (run %lld)%s%s\n",
+                  c.name.c_str(), c.image.c_str(), c.round, JoinVerdicts(c.expect_red).c_str(),
+                  c.passed ? "pass" : "FAIL", JoinVerdicts(c.observed_red).c_str(),
+                  static_cast<long long>(c.run_id), c.passed ? "" : ": ", c.reason.c_str());
+    out += line;
+  }
+  if (Unsound(controls)) {
+    out += "UNSOUND: " + std::to_string(controls.size() - passed) + " of " +
+           std::to_string(controls.size()) +
+           " controls failed: the campaign's gates are not shown to fail, its draws measure "
+           "nothing\n";
+  } else {
+    out += "controls: " + std::to_string(passed) + "/" + std::to_string(controls.size()) +
+           " passed (every gate shown to fail on its mutant, the clean image green)\n";
+  }
+  return out;
+}
+
+}  // namespace ctte::reports

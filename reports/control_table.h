@@ -1,0 +1,40 @@
+// The control table of a campaign (runner/controls.h, docs/campaign-spec.md "Controls"): one row
+// per stored control run, read from db rows only (config_json "control" for what the control
+// expects, metrics_json "control" for the result runner/controls judged). history, show, soak
+// and the HTML and JUnit reports show it first; a failed control makes the campaign UNSOUND.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/records.h"
+
+namespace ctte::reports {
+
+struct ControlRow {
+  int64_t run_id = 0;
+  std::string name;
+  std::string image;
+  uint32_t round = 0;
+  std::vector<std::string> expect_red;    ///< empty: a clean control (must be green)
+  std::vector<std::string> observed_red;
+  db::RunStatus status = db::RunStatus::kPlanned;
+  bool passed = false;
+  std::string reason;                     ///< why it failed
+};
+
+/// The control run's row, or nullopt for a draw (or a replay).
+std::optional<ControlRow> ControlRowOf(const db::RunRow& row);
+/// Every control row of `rows`, in their order (by round, then spec order).
+std::vector<ControlRow> ControlRows(const std::vector<db::RunRow>& rows);
+/// A failed control: the campaign measures nothing.
+bool Unsound(const std::vector<ControlRow>& controls);
+/// "a, b" or "-" for none.
+std::string JoinVerdicts(const std::vector<std::string>& verdicts);
+/// The table as text: a header, one line per control, then the campaign's control verdict
+/// ("controls: 12/12 passed" or "UNSOUND: ..."). "" when there are no controls.
+std::string FormatControlTable(const std::vector<ControlRow>& controls);
+
+}  // namespace ctte::reports

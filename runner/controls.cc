@@ -1,0 +1,284 @@
+// Controls: drawing, running, judging and storing a campaign's control runs (runner/controls.h).
+//
+// How: a control's config is Draw() on a derived spec (the control's image, its fixed axes, its
+// own seed), re-indexed into the control namespace and marked. RunControls spreads the missing
+// controls of a round over up to `boards` board children (one thread each, an atomic cursor),
+// retries an infra outcome once on a respawned board, and stores each run with RecordRun, its
+// control result added to metrics_json under "control".
+#include "runner/controls.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "base/check.h"
+#include "base/files.h"
+#include "base/random.h"
+#include "base/text.h"
+#include "db/database.h"
+#include "runner/draw.h"
+#include "runner/soak_boards.h"
+
+namespace ctte::runner {
+
+uint64_t ControlIndex(uint32_t round, size_t k) {
+  CTTE_CHECK(k < kMaxControls, "ControlIndex: too many controls");
+  return kControlIndexBase + uint64_t{round} * kMaxControls + k;
+}
+
+bool IsControlIndex(uint64_t index) { return index >= kControlIndexBase; }
+
+RunConfig DrawControl(const CampaignSpec& spec, size_t k, uint32_t round) {
+  CTTE_CHECK(k < spec.controls.size(), "DrawControl: no such control");
+  const ControlSpec& ctl = spec.controls[k];
+  CampaignSpec s = spec;
+  s.controls.clear();
+  s.seed = DeriveSeed(spec.seed, ("control:" + ctl.name).c_str());
+  s.determinism_pairs_ppm = 0;
+  s.images = {{ctl.image, 1}};
+  for (const auto& [axis, value] : ctl.axes) {
+    for (Axis& a : s.axes) {
+      if (a.name == axis) a.values = {{value, 1}};
+    }
+  }
+  RunConfig c = Draw(s, round);
+  c.campaign = spec.name;
+  c.index = ControlIndex(round, k);
+  c.control = ControlMarker{ctl.name, round, ctl.expect_red, ctl.twin};
+  return c;
+}
+
+RunOutcome ExecuteControl(PreparedRun* run, lab::Board& board, const ExecuteOptions& options) {
+  const bool twin = run->config.control && run->config.control->twin;
+  if (!twin) return ExecuteRun(*run, board, nullptr, options);
+  const uint64_t model_seed = run->plan.model_seed;
+  run->plan.model_seed = DeriveSeed(run->config.seed, "model-twin");
+  RunOutcome first = ExecuteRun(*run, board, nullptr, options);
+  run->plan.model_seed = model_seed;
+  if (first.status == RunStatus::kInfra || !first.capture) {
+    first.status_reason = "twin: " + first.status_reason;
+    return first;
+  }
+  ExecuteOptions o = options;
+  o.twin_stream = std::move(first.stream);
+  return ExecuteRun(*run, board, nullptr, o);
+}
+
+bool ControlPassed(const std::vector<std::string>& expect_red, RunStatus status,
+                   const std::vector<std::string>& observed_red, std::string* reason) {
+  if (status != RunStatus::kGreen && status != RunStatus::kRed) {
+    *reason = std::string("the run is ") + RunStatusName(status) + ": it proves nothing";
+    return false;
+  }
+  if (expect_red.empty()) {
+    if (status == RunStatus::kGreen) return true;
+    *reason = "clean control is red";
+    for (const std::string& v : observed_red) *reason += (v == observed_red[0] ? ": " : ", ") + v;
+    return false;
+  }
+  std::string missing;
+  for (const std::string& v : expect_red) {
+    if (std::find(observed_red.begin(), observed_red.end(), v) == observed_red.end()) {
+      missing += (missing.empty() ? "" : ", ") + v;
+    }
+  }
+  if (missing.empty()) return true;
+  *reason = "expected red but not red: " + missing;
+  return false;
+}
+
+ControlResult JudgeControl(const RunOutcome& out) {
+  CTTE_CHECK(out.config.control.has_value(), "JudgeControl: not a control run");
+  ControlResult r;
+  r.name = out.config.control->name;
+  r.image = out.config.image;
+  r.round = out.config.control->round;
+  r.expect_red = out.config.control->expect_red;
+  r.status = out.status;
+  for (const oracle::Verdict& v : out.verdicts) {
+    if (v.outcome == oracle::Outcome::kFail) r.observed_red.push_back(VerdictCodeName(v.code));
+  }
+  r.passed = ControlPassed(r.expect_red, r.status, r.observed_red, &r.reason);
+  return r;
+}
+
+void ApplyVerdictOverride(const VerdictOverride& override, RunOutcome* out) {
+  if (!override) return;
+  override(&out->verdicts);
+  if (out->status != RunStatus::kGreen && out->status != RunStatus::kRed) return;
+  const bool red = std::any_of(out->verdicts.begin(), out->verdicts.end(),
+                               [](const oracle::Verdict& v) {
+                                 return v.outcome == oracle::Outcome::kFail;
+                               });
+  out->status = red ? RunStatus::kRed : RunStatus::kGreen;
+  if (!red) out->status_reason.clear();
+}
+
+namespace {
+
+std::string ControlJson(const ControlResult& r) {
+  nlohmann::ordered_json j{{"passed", r.passed},
+                           {"observed_red", r.observed_red},
+                           {"reason", r.reason}};
+  return j.dump();
+}
+
+// The control result stored with a run row (metrics_json "control"), or nullopt.
+std::optional<ControlResult> StoredResult(const db::RunRow& row) {
+  Result<RunConfig> c = RunConfigFromJson(row.run.config_json);
+  if (!c.ok() || !c->control) return std::nullopt;
+  ControlResult r;
+  r.name = c->control->name;
+  r.image = c->image;
+  r.round = c->control->round;
+  r.expect_red = c->control->expect_red;
+  r.run_id = row.id;
+  switch (row.run.status) {
+    case db::RunStatus::kGreen: r.status = RunStatus::kGreen; break;
+    case db::RunStatus::kRed: r.status = RunStatus::kRed; break;
+    case db::RunStatus::kInvalid: r.status = RunStatus::kInvalid; break;
+    default: r.status = RunStatus::kInfra; break;
+  }
+  nlohmann::json m = nlohmann::json::parse(row.run.metrics_json, nullptr, false);
+  if (m.is_object() && m.contains("control") && m["control"].is_object()) {
+    const nlohmann::json& ctl = m["control"];
+    r.passed = ctl.value("passed", false);
+    r.reason = ctl.value("reason", "");
+    if (ctl.contains("observed_red") && ctl["observed_red"].is_array()) {
+      for (const auto& v : ctl["observed_red"]) {
+        if (v.is_string()) r.observed_red.push_back(v.get<std::string>());
+      }
+    }
+  }
+  return r;
+}
+
+struct ControlShared {
+  const CampaignSpec* spec = nullptr;
+  const ControlRunOptions* options = nullptr;
+  uint32_t round = 0;
+  std::vector<size_t> todo;
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::map<size_t, ControlResult> results;
+  std::string fatal;
+};
+
+void ControlWorker(ControlShared* s, unsigned slot) {
+  const ControlRunOptions& o = *s->options;
+  const auto fail = [&](const std::string& why) {
+    std::lock_guard<std::mutex> lk(s->mu);
+    if (s->fatal.empty()) s->fatal = "controls: board " + std::to_string(slot) + ": " + why;
+  };
+  auto db = db::Database::Open(o.db_path);
+  if (!db.ok()) return fail(db.status().ToString());
+  auto remote = lab::RemoteBoard::Spawn(o.board);
+  if (!remote.ok()) return fail(remote.status().ToString());
+  SoakBoard board(remote->get());
+  const auto register_board = [&]() -> Result<int64_t> {
+    Result<lab::BoardIdentity> id = (*remote)->Identify();
+    if (!id.ok()) return id.status();
+    nlohmann::ordered_json info{{"version", id->version}, {"capabilities", id->capabilities},
+                                {"slot", slot}};
+    return (*db)->UpsertBoard({id->kind, id->serial, info.dump()});
+  };
+  Result<int64_t> board_id = register_board();
+  if (!board_id.ok()) return fail(board_id.status().ToString());
+  std::set<std::string> images;
+  for (size_t i = s->next++; i < s->todo.size(); i = s->next++) {
+    const size_t k = s->todo[i];
+    const RunConfig c = DrawControl(*s->spec, k, s->round);
+    const std::string started = NowIsoUtc();
+    std::string manifest_text;
+    const auto execute = [&]() -> RunOutcome {
+      Result<PreparedRun> prepared = PrepareRun(c, o.execute);
+      if (!prepared.ok()) return PrepareFailedOutcome(c, prepared.status());
+      Result<std::string> text = ReadFileText(prepared->manifest.manifest_path);
+      manifest_text = text.ok() ? *text : "";
+      board.BeginRecord();
+      return ExecuteControl(&*prepared, board, o.execute);
+    };
+    RunOutcome out = execute();
+    if (out.status == RunStatus::kInfra && IsRetryable(out.cause)) {
+      board.Forget();
+      if (Status st = (*remote)->Respawn(); st.ok()) {
+        if (Result<int64_t> b = register_board(); b.ok()) board_id = b;
+        out = execute();
+      } else {
+        out.status_reason += "; respawn failed: " + st.ToString();
+      }
+    }
+    ApplyVerdictOverride(o.TEST_verdict_override, &out);
+    ControlResult result = JudgeControl(out);
+    db::RunRecord rec = StoredRunRecord(out);
+    rec.campaign_id = o.campaign_id;
+    rec.board_id = *board_id;
+    rec.started_at = started;
+    nlohmann::ordered_json m = nlohmann::ordered_json::parse(
+        rec.metrics_json.empty() ? "{}" : rec.metrics_json, nullptr, false);
+    if (!m.is_object()) m = nlohmann::ordered_json::object();
+    m["control"] = nlohmann::ordered_json::parse(ControlJson(result));
+    rec.metrics_json = m.dump();
+    if (!out.image_sha256.empty() && images.insert(out.image_sha256).second) {
+      auto r = (*db)->UpsertImage({out.image_name, out.image_sha256, out.build_id, manifest_text});
+      if (!r.ok()) return fail("database: " + r.status().ToString());
+    }
+    const bool keep = o.store_all_streams || out.status == RunStatus::kRed ||
+                      out.status == RunStatus::kInvalid;
+    Result<int64_t> id = (*db)->RecordRun(rec, out.VerdictRecords(),
+                                          keep && !out.stream.empty() ? &out.stream : nullptr);
+    if (!id.ok()) return fail("database: control " + result.name + ": " + id.status().ToString());
+    result.run_id = *id;
+    std::lock_guard<std::mutex> lk(s->mu);
+    s->results[k] = std::move(result);
+  }
+  (void)(*remote)->Shutdown();
+}
+
+}  // namespace
+
+Result<std::vector<ControlResult>> RunControls(const CampaignSpec& spec, uint32_t round,
+                                               const ControlRunOptions& options) {
+  if (spec.controls.size() > kMaxControls) {
+    return Status::InvalidArgument("more than 1000 controls");
+  }
+  ControlShared s;
+  s.spec = &spec;
+  s.options = &options;
+  s.round = round;
+  {
+    auto db = db::Database::Open(options.db_path);
+    if (!db.ok()) return db.status();
+    auto rows = (*db)->RunsOfCampaign(options.campaign_id);
+    if (!rows.ok()) return rows.status();
+    for (const db::RunRow& row : *rows) {
+      if (row.run.replay_of || row.run.status == db::RunStatus::kPlanned ||
+          !IsControlIndex(row.run.index)) {
+        continue;
+      }
+      const uint64_t rel = row.run.index - kControlIndexBase;
+      if (rel / kMaxControls != round || rel % kMaxControls >= spec.controls.size()) continue;
+      if (std::optional<ControlResult> r = StoredResult(row)) s.results[rel % kMaxControls] = *r;
+    }
+  }
+  for (size_t k = 0; k < spec.controls.size(); ++k) {
+    if (s.results.count(k) == 0) s.todo.push_back(k);
+  }
+  const unsigned workers =
+      static_cast<unsigned>(std::min<size_t>(std::max(options.boards, 1u), s.todo.size()));
+  std::vector<std::thread> threads;
+  for (unsigned b = 0; b < workers; ++b) threads.emplace_back(ControlWorker, &s, b);
+  for (std::thread& t : threads) t.join();
+  if (!s.fatal.empty()) return Status::Unavailable(s.fatal);
+  std::vector<ControlResult> out;
+  for (auto& [k, r] : s.results) out.push_back(std::move(r));
+  return out;
+}
+
+}  // namespace ctte::runner

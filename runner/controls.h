@@ -1,0 +1,95 @@
+// A campaign's controls: the runs that prove its gates can fail (docs/campaign-spec.md,
+// "Controls"; docs/mutants.md). A campaign without a two-sided counter-proof measures nothing,
+// so every soak runs its controls before its draws (and again after the draws of a budgeted
+// soak) and a campaign with a failed control is UNSOUND, whatever its draws show.
+//
+// Contract:
+//  - Control k of round r is DrawControl(spec, k, r): the campaign's draw rules applied to a copy
+//    of the spec whose images are the control's image, whose fixed axes hold the control's
+//    values, with the control's own seed DeriveSeed(campaign seed, "control:" + name) and run
+//    index r. Its index is ControlIndex(r, k), in a namespace of its own above every draw index,
+//    and its config carries a ControlMarker ("control" in config_json), so the draws (indices,
+//    seeds, configs) are exactly those of the same spec without controls.
+//  - A control with `twin` is judged for determinism against a first run of the same plan with
+//    another model seed (DeriveSeed(run seed, "model-twin")): the power-on X state differs, as
+//    it would between two power-ups of a real board.
+//  - A mutant control passes when each verdict it expects red failed (other verdicts may do
+//    anything); a clean control (expect_red empty) passes when the run is green. An invalid or
+//    infra control run proves nothing and fails. ControlPassed() is the one rule.
+//
+// Threading: RunControls uses its own board children, one thread each, like RunSoak.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "lab/board.h"
+#include "lab/remote_board.h"
+#include "oracle/verdict.h"
+#include "runner/campaign_spec.h"
+#include "runner/execute.h"
+
+namespace ctte::runner {
+
+/// Control run indices start here (above any draw index: runs are at most 10^9).
+constexpr uint64_t kControlIndexBase = 1'000'000'000'000;
+/// At most this many controls per round: ControlIndex(r, k) = base + r * this + k.
+constexpr uint64_t kMaxControls = 1000;
+
+uint64_t ControlIndex(uint32_t round, size_t k);
+bool IsControlIndex(uint64_t index);
+
+/// The configuration of control k (0-based, spec order) in round `round`.
+RunConfig DrawControl(const CampaignSpec& spec, size_t k, uint32_t round);
+
+/// Runs a control on `board`: ExecuteRun, preceded, for a twin control, by the twin run with
+/// the other model seed whose stream is judged as the twin.
+/// (The plan's model seed is changed for the twin run and restored.)
+RunOutcome ExecuteControl(PreparedRun* run, lab::Board& board, const ExecuteOptions& options);
+
+/// The one rule (see the contract above). `reason` says why a control failed.
+bool ControlPassed(const std::vector<std::string>& expect_red, RunStatus status,
+                   const std::vector<std::string>& observed_red, std::string* reason);
+
+struct ControlResult {
+  std::string name;
+  std::string image;
+  uint32_t round = 0;
+  std::vector<std::string> expect_red;
+  std::vector<std::string> observed_red;  ///< verdicts that failed, code order
+  RunStatus status = RunStatus::kInfra;
+  bool passed = false;
+  std::string reason;                     ///< why it failed; "" when it passed
+  int64_t run_id = 0;
+};
+
+/// Judges a control's outcome (outcome.config.control must be set).
+ControlResult JudgeControl(const RunOutcome& outcome);
+
+/// A test hook: changes verdicts after judging (e.g. a judge that always passes).
+using VerdictOverride = std::function<void(std::vector<oracle::Verdict>*)>;
+/// Applies `override` to the outcome's verdicts and re-derives green/red from them.
+void ApplyVerdictOverride(const VerdictOverride& override, RunOutcome* outcome);
+
+struct ControlRunOptions {
+  std::string db_path;
+  int64_t campaign_id = 0;
+  unsigned boards = 1;
+  bool store_all_streams = false;
+  ExecuteOptions execute;
+  lab::RemoteBoardOptions board;
+  // Extra fields (for testing): replaces verdict outcomes of every control run before it is
+  // judged as a control.
+  VerdictOverride TEST_verdict_override;
+};
+
+/// Runs the controls of round `round` that the campaign row does not hold yet and stores each
+/// as a run (its control result in metrics_json "control"). Returns every control result of
+/// this round (stored ones included), in spec order. Status errors: database or board spawn.
+Result<std::vector<ControlResult>> RunControls(const CampaignSpec& spec, uint32_t round,
+                                               const ControlRunOptions& options);
+
+}  // namespace ctte::runner
