@@ -16,6 +16,7 @@
 
 #include "base/check.h"
 #include "base/files.h"
+#include "base/json.h"
 #include "oracle/verdict.h"
 #include "runner/axis_values.h"
 #include "runner/run_config.h"
@@ -338,16 +339,18 @@ std::optional<uint64_t> ParseDuration(std::string_view text) {
 SpecCheck ParseCampaignSpec(std::string_view json_text) {
   SpecCheck out;
   Checker c(&out.errors);
-  json doc;
-  try {
-    doc = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::parse_error& e) {
-    c.Error("$", "invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
-    return out;
-  } catch (const json::exception& e) {  // e.g. a number out of range (1e400)
-    c.Error("$", std::string("invalid JSON: ") + e.what());
+  // One strict reader (base/json.h): duplicate keys, a BOM, out-of-range numbers, oversized or
+  // too deep input are errors with their JSON path and byte offset.
+  Result<nlohmann::ordered_json> parsed = ParseJsonText(json_text, "spec");
+  if (!parsed.ok()) {
+    std::string m = parsed.status().message();
+    if (m.rfind("spec: ", 0) == 0) m = m.substr(6);
+    const size_t sep = m.rfind("$", 0) == 0 ? m.find(": ") : std::string::npos;
+    if (sep == std::string::npos) c.Error("$", m);
+    else c.Error(m.substr(0, sep), m.substr(sep + 2));
     return out;
   }
+  const json doc = *parsed;
   if (!doc.is_object()) {
     c.WrongType("$", "object", doc);
     return out;

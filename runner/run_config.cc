@@ -7,6 +7,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "base/json.h"
 #include "base/text.h"
 
 namespace ctte::runner {
@@ -225,14 +226,9 @@ std::string RunConfigToJson(const RunConfig& c, int indent) {
 }
 
 Result<RunConfig> RunConfigFromJson(std::string_view json_text) {
-  ordered_json j;
-  try {
-    j = ordered_json::parse(json_text.begin(), json_text.end());
-  } catch (const ordered_json::parse_error& e) {
-    return Status::InvalidArgument("run config: invalid JSON at byte " + std::to_string(e.byte));
-  } catch (const ordered_json::exception& e) {  // e.g. a number out of range (1e400)
-    return Status::InvalidArgument(std::string("run config: invalid JSON: ") + e.what());
-  }
+  Result<ordered_json> parsed = ParseJsonText(json_text, "run config");
+  if (!parsed.ok()) return parsed.status();
+  const ordered_json j = std::move(*parsed);
   if (!j.is_object()) return Status::InvalidArgument("run config: $: expected an object");
   RunConfig c;
   Reader r(j);

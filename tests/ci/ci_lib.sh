@@ -23,5 +23,5 @@ job_key() {
 runs_tsv() {
   sqlite3 -separator $'\t' "$1" \
     "SELECT idx, seed, config_json, IFNULL(stream_sha256, ''), status FROM runs
-     WHERE replay_of IS NULL ORDER BY idx"
+     WHERE replay_of IS NULL AND json_extract(config_json, '$.control') IS NULL ORDER BY idx"
 }

@@ -76,7 +76,7 @@ TEST(CampaignSpecTest, InvalidJsonNamesTheByteOffset) {
   SpecCheck c = ParseCampaignSpec("{\"name\": \"t\",, }");
   ASSERT_EQ(c.errors.size(), 1u);
   EXPECT_EQ(c.errors[0].path, "$");
-  EXPECT_THAT(c.errors[0].reason, testing::HasSubstr("at byte 14"));
+  EXPECT_THAT(c.errors[0].reason, testing::HasSubstr("at byte 13 (line 1, column 14)"));
 }
 
 TEST(CampaignSpecTest, UnknownKeysAreReportedWithTheirPath) {

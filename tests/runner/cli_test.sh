@@ -89,8 +89,8 @@ expect_usage '$.clocks.sink_mhz: non-positive clock 0' campaign check "$tmp/nons
 expect_usage '$.axes.fabric_mhz[0]' campaign check "$tmp/nonsense.json"
 expect_usage '$.axes.fabric_mhz[1]' campaign check "$tmp/nonsense.json"
 printf '{"name":"x","seed":1,"runs":1e400,"images":["ntrace-slim"]}' > "$tmp/huge.json"
-expect_usage 'number overflow' campaign check "$tmp/huge.json"
-expect_usage 'number overflow' soak "$tmp/huge.json" --db "$tmp/n.db"
+expect_usage '$.runs: number 1e400 is out of range' campaign check "$tmp/huge.json"
+expect_usage '$.runs: number 1e400 is out of range' soak "$tmp/huge.json" --db "$tmp/n.db"
 
 # Issue 11: a spec with a million errors prints the first 50 and a count of the rest.
 python3 -c 'import json; print(json.dumps({"name":"x","seed":1,"runs":1,"images":["ntrace-slim"],
