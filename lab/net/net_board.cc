@@ -106,4 +106,44 @@ Status NetBoard::TEST_SendRaw(const std::string& bytes) {
   return Status::Ok();
 }
 
+Status TEST_ConnectWithoutCertificate(const std::string& host, uint16_t port,
+                                      const std::string& ca_file, int timeout_ms) {
+  asio::io_context io;
+  asio::ssl::context ctx(asio::ssl::context::tls_client);
+  boost::system::error_code ec;
+  ctx.load_verify_file(ca_file, ec);
+  if (ec) return Status::InvalidArgument("CA " + ca_file + ": " + ec.message());
+  ctx.set_verify_mode(asio::ssl::verify_peer);
+  TlsStream tls(io, ctx);
+  tls.lowest_layer().connect(Tcp::endpoint(asio::ip::make_address(host), port), ec);
+  if (ec) return Status::IOError("connect: " + ec.message());
+  bool done = false;
+  boost::system::error_code hec;
+  tls.async_handshake(asio::ssl::stream_base::client, [&](const boost::system::error_code& e) {
+    hec = e;
+    done = true;
+  });
+  if (!RunWithTimeout(io, tls.lowest_layer(), timeout_ms, done)) return Status::Timeout("handshake");
+  if (hec) return Status::Unavailable("handshake refused: " + hec.message());
+  const std::string frame = "CTB1\x1b\0\0\0\0\0\0\0{\"v\":1,\"id\":1,\"op\":\"identify\"}";
+  done = false;
+  boost::system::error_code wec, rec;
+  char buf[64];
+  asio::async_write(tls, asio::buffer(frame.data(), 12 + 27), [&](const boost::system::error_code& e, size_t) {
+    wec = e;
+    if (e) {
+      done = true;
+      return;
+    }
+    asio::async_read(tls, asio::buffer(buf, 12), [&](const boost::system::error_code& e2, size_t) {
+      rec = e2;
+      done = true;
+    });
+  });
+  if (!RunWithTimeout(io, tls.lowest_layer(), timeout_ms, done)) return Status::Timeout("read");
+  if (wec) return Status::Unavailable("write refused: " + wec.message());
+  if (rec) return Status::Unavailable("read refused: " + rec.message());
+  return Status::Ok();
+}
+
 }  // namespace ctte::lab::net

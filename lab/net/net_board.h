@@ -58,4 +58,10 @@ class NetBoard : public Board {
   std::string peer_name_;
 };
 
+/// For tests: a TLS client that presents no certificate (trusting `ca_file`) handshakes with the
+/// agent at host:port and sends one identify frame. Ok when the agent answered it (it must not);
+/// the error says how the agent refused (handshake failure, or an alert / close at the read).
+Status TEST_ConnectWithoutCertificate(const std::string& host, uint16_t port,
+                                      const std::string& ca_file, int timeout_ms);
+
 }  // namespace ctte::lab::net
