@@ -5,13 +5,22 @@
 // peer that fails the handshake (plain TCP, garbage, no certificate, another CA) or says nothing
 // within the handshake timeout is dropped and logged with its address; the agent keeps serving.
 //
-// Threading: Serve() on one thread; Stop() from any thread.
+// Leases: the client that holds the session holds the board's lease. Another client that
+// completes the handshake meanwhile gets one error response (id 0, code Unavailable) "busy:
+// leased by NAME since T" and is closed. The lease ends when its client disconnects, when no
+// byte moves for the idle timeout, or when TCP keepalive probes (the heartbeats, every few
+// seconds on an idle connection) go unanswered: a runner host that vanished frees the board.
+//
+// Threading: Serve() on one thread (it accepts while a session runs on its own thread);
+// Stop() from any thread.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "base/status.h"
@@ -46,18 +55,26 @@ class Agent {
 
   uint64_t sessions() const { return sessions_.load(); }  ///< clients that passed the handshake
   uint64_t refused() const { return refused_.load(); }    ///< peers dropped before a session
+  uint64_t busy() const { return busy_.load(); }          ///< clients told "busy: leased by"
 
  private:
   struct Impl;
   Agent() = default;
   void Log(const std::string& line);
-  void Session(void* socket);
+  struct Conn;
+  void Session(std::unique_ptr<Conn> conn);
+  bool Handshake(Conn& conn);  ///< false: dropped and logged
+  void Busy(Conn& conn);       ///< answers "busy: leased by ..." and closes
   std::unique_ptr<Impl> impl_;
   Board* board_ = nullptr;
   AgentOptions options_;
   uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> sessions_{0}, refused_{0};
+  std::atomic<uint64_t> sessions_{0}, refused_{0}, busy_{0};
+  std::mutex lease_mu_;
+  std::condition_variable lease_cv_;
+  std::string lease_holder_;  ///< guarded by lease_mu_; "" = free
+  std::string lease_since_;
 };
 
 }  // namespace ctte::lab::net

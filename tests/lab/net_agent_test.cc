@@ -282,6 +282,33 @@ TEST(NetAgentTest, BadPeersAreDroppedAndLoggedAndTheAgentKeepsServing) {
   EXPECT_NE(log.find("no TLS handshake within 500 ms"), std::string::npos) << log;
 }
 
+TEST(NetAgentTest, ASecondClientIsToldWhoHoldsTheLease) {
+  Pki pki;
+  FakeBoard board;
+  RunningAgent agent(board, pki.Files("board-a"));
+  Result<std::unique_ptr<NetBoard>> a = NetBoard::Connect(ClientOptions(pki, agent.port(), "board-a"));
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE((*a)->Identify().ok());
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    Result<std::unique_ptr<NetBoard>> b =
+        NetBoard::Connect(ClientOptions(pki, agent.port(), "board-a"));
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    Result<BoardIdentity> id = (*b)->Identify();
+    ASSERT_FALSE(id.ok());
+    EXPECT_EQ(id.status().code(), Status::Code::kUnavailable) << id.status().ToString();
+    EXPECT_NE(id.status().message().find("busy: leased by runner since 20"), std::string::npos)
+        << id.status().ToString();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_EQ(agent.agent().busy(), 1u);
+  ASSERT_TRUE((*a)->Identify().ok());  // the holder is undisturbed
+  a->reset();                          // disconnecting ends the lease
+  ExpectGoodClientWorks(pki, agent.port());
+  const std::string log = agent.log();
+  EXPECT_NE(log.find("lease released"), std::string::npos) << log;
+}
+
 TEST(NetAgentTest, AnAgentWithAnotherCaIsRefused) {
   Pki pki;
   FakeBoard board;
