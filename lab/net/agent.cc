@@ -50,9 +50,9 @@ Result<std::unique_ptr<Agent>> Agent::Listen(Board& board, AgentOptions options)
 
 Agent::~Agent() = default;
 
-void Agent::Log(const std::string& line) {
+void Agent::Log(LogLevel level, const std::string& line) {
   if (options_.log) {
-    options_.log(line);
+    options_.log(level, line);
   } else {
     std::fprintf(stderr, "ctte-board: %s\n", line.c_str());
   }
@@ -94,7 +94,7 @@ void EnableKeepalive(int fd) {
 }  // namespace
 
 Status Agent::Serve() {
-  Log("listening on " + options_.host + ":" + std::to_string(port_) +
+  Log(LogLevel::kInfo, "listening on " + options_.host + ":" + std::to_string(port_) +
       " (TLS, client certificates required)");
   std::thread session;
   while (!stop_) {
@@ -135,7 +135,7 @@ Status Agent::Serve() {
     session = std::thread([this, c = std::move(conn)]() mutable { Session(std::move(c)); });
   }
   if (session.joinable()) session.join();
-  Log("stopped");
+  Log(LogLevel::kInfo, "stopped");
   return Status::Ok();
 }
 
@@ -148,7 +148,7 @@ bool Agent::Handshake(Conn& c) {
   });
   if (!RunWithTimeout(c.io, c.tls->lowest_layer(), options_.handshake_timeout_ms, done)) {
     ++refused_;
-    Log("dropped " + c.peer + ": no TLS handshake within " +
+    Log(LogLevel::kWarn, "dropped " + c.peer + ": no TLS handshake within " +
         std::to_string(options_.handshake_timeout_ms) + " ms");
     return false;
   }
@@ -156,7 +156,7 @@ bool Agent::Handshake(Conn& c) {
     ++refused_;
     boost::system::error_code ec;
     c.tls->lowest_layer().close(ec);
-    Log("dropped " + c.peer + ": TLS handshake failed: " + hs_ec.message());
+    Log(LogLevel::kWarn, "dropped " + c.peer + ": TLS handshake failed: " + hs_ec.message());
     return false;
   }
   c.name = PeerCommonName(*c.tls);
@@ -170,7 +170,7 @@ void Agent::Busy(Conn& c) {
     msg = "busy: leased by " + lease_holder_ + " since " + lease_since_;
   }
   ++busy_;
-  Log("refused '" + c.name + "' at " + c.peer + ": " + msg);
+  Log(LogLevel::kWarn, "refused '" + c.name + "' at " + c.peer + ": " + msg);
   const nlohmann::json h{{"v", kProtocolVersion}, {"id", 0}, {"ok", false},
                          {"error", wire::StatusToJson(Status::Unavailable(msg))}};
   const std::vector<uint8_t> frame = EncodeFrame(Frame{h.dump(), {}});
@@ -186,11 +186,14 @@ void Agent::Busy(Conn& c) {
 
 void Agent::Session(std::unique_ptr<Conn> c) {
   const uint64_t n = ++sessions_;
-  Log("session " + std::to_string(n) + ": client '" + c->name + "' at " + c->peer +
+  Log(LogLevel::kInfo, "session " + std::to_string(n) + ": client '" + c->name + "' at " + c->peer +
       " holds the lease");
+  Log(LogLevel::kDebug, "session " + std::to_string(n) + ": " +
+                            SSL_get_version(c->tls->native_handle()) + ", " +
+                            SSL_get_cipher_name(c->tls->native_handle()));
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-    Log("socketpair failed; dropping " + c->peer);
+    Log(LogLevel::kWarn, "socketpair failed; dropping " + c->peer);
   } else {
     Status served;
     std::thread server([&, fd = sv[1]] {
@@ -200,7 +203,7 @@ void Agent::Session(std::unique_ptr<Conn> c) {
     });
     const std::string why = RunBridge(*c->tls, sv[0], options_.idle_timeout_ms);
     server.join();
-    Log("session " + std::to_string(n) + " with '" + c->name + "' at " + c->peer + " ended: " +
+    Log(LogLevel::kInfo, "session " + std::to_string(n) + " with '" + c->name + "' at " + c->peer + " ended: " +
         why + (served.ok() ? "" : "; protocol: " + served.ToString()) + "; lease released");
   }
   c.reset();

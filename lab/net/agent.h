@@ -30,6 +30,8 @@
 
 namespace ctte::lab::net {
 
+enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2 };
+
 struct AgentOptions {
   std::string host = "127.0.0.1";  ///< address to listen on
   uint16_t port = 0;               ///< 0: an ephemeral port (see Agent::port())
@@ -38,8 +40,9 @@ struct AgentOptions {
   /// A session with no byte either way for this long is dropped (a run's reply counts).
   int idle_timeout_ms = 900'000;
   ServerOptions server;
-  /// Where log lines go (default: stderr, "ctte-board: <line>").
-  std::function<void(const std::string&)> log;
+  /// Where log lines go (default: stderr, "ctte-board: <line>"). kWarn: a dropped or refused
+  /// peer; kInfo: sessions and leases; kDebug: the bridge's details.
+  std::function<void(LogLevel, const std::string&)> log;
 };
 
 class Agent {
@@ -60,7 +63,7 @@ class Agent {
  private:
   struct Impl;
   Agent() = default;
-  void Log(const std::string& line);
+  void Log(LogLevel level, const std::string& line);
   struct Conn;
   void Session(std::unique_ptr<Conn> conn);
   bool Handshake(Conn& conn);  ///< false: dropped and logged

@@ -86,7 +86,7 @@ class RunningAgent {
     o.tls = files;
     o.handshake_timeout_ms = handshake_ms;
     o.idle_timeout_ms = idle_ms;
-    o.log = [this](const std::string& line) {
+    o.log = [this](LogLevel, const std::string& line) {
       std::lock_guard<std::mutex> l(mu_);
       log_ += line + "\n";
     };

@@ -6,6 +6,8 @@
 //                                  at a time; peers that fail the handshake are dropped and logged
 // Exit: 0 after shutdown or end of stream, 2 on usage, setup or protocol errors.
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -96,12 +98,15 @@ int main(int argc, char** argv) {
   std::string listen;
   ctte::lab::net::AgentOptions agent;
   int handshake_s = 10, idle_s = 900;
+  std::string log_level = "info";
   app.add_option("--listen", listen, "serve as a TLS board agent on tcp:HOST:PORT");
   app.add_option("--cert", agent.tls.cert, "agent certificate (PEM, from ctte-lab lab issue)");
   app.add_option("--key", agent.tls.key, "agent private key (PEM)");
   app.add_option("--ca", agent.tls.ca, "lab CA certificate (PEM); clients must chain to it");
   app.add_option("--handshake-timeout", handshake_s, "seconds a peer has for the TLS handshake");
   app.add_option("--idle-timeout", idle_s, "seconds without traffic before a session is dropped");
+  app.add_option("--log-level", log_level, "agent log level: debug, info, warn (default info)")
+      ->check(CLI::IsMember({"debug", "info", "warn"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -130,6 +135,18 @@ int main(int argc, char** argv) {
     agent.handshake_timeout_ms = handshake_s * 1000;
     agent.idle_timeout_ms = idle_s * 1000;
     agent.server = server;
+    // The agent's log (spdlog on stderr): peers by certificate name and address.
+    auto logger = spdlog::stderr_logger_mt("ctte-board");
+    logger->set_pattern("ctte-board: %Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
+    logger->set_level(spdlog::level::from_str(log_level));
+    logger->flush_on(spdlog::level::debug);
+    agent.log = [logger](ctte::lab::net::LogLevel level, const std::string& line) {
+      switch (level) {
+        case ctte::lab::net::LogLevel::kDebug: logger->debug("{}", line); break;
+        case ctte::lab::net::LogLevel::kInfo: logger->info("{}", line); break;
+        case ctte::lab::net::LogLevel::kWarn: logger->warn("{}", line); break;
+      }
+    };
   }
   ctte::lab::SimBoardOptions sim;
   sim.slot_dir = slot_dir;
