@@ -108,6 +108,7 @@ class Worker {
     auto db = db::Database::Open(s_->options->db_path);
     if (!db.ok()) return db.status();
     db_ = std::move(*db);
+    if (s_->options->open_board) return Open();
     auto remote = lab::RemoteBoard::Spawn(s_->options->board);
     if (!remote.ok()) return remote.status();
     remote_ = std::move(*remote);
@@ -121,8 +122,17 @@ class Worker {
     return RegisterBoard();
   }
 
+  // A board from SoakOptions::open_board (a fresh SoakBoard over it).
+  Status Open() {
+    Result<std::unique_ptr<lab::Board>> b = s_->options->open_board(slot_);
+    if (!b.ok()) return b.status();
+    opened_ = std::move(*b);
+    board_ = std::make_unique<SoakBoard>(opened_.get());
+    return RegisterBoard();
+  }
+
   Status RegisterBoard() {
-    Result<lab::BoardIdentity> id = remote_->Identify();
+    Result<lab::BoardIdentity> id = opened_ ? opened_->Identify() : remote_->Identify();
     if (!id.ok()) return id.status();
     nlohmann::ordered_json info{{"version", id->version}, {"capabilities", id->capabilities},
                                 {"slot", slot_}};
@@ -249,6 +259,22 @@ class Worker {
   }
 
   Status Respawn() {
+    if (s_->options->open_board) {
+      {
+        std::lock_guard<std::mutex> lk(s_->mu);
+        s_->deploys += board_->deploys();
+        ++s_->counts.respawns;  // a reconnect to the inventory board
+        ++s_->boards[slot_].respawns;
+      }
+      board_.reset();
+      opened_.reset();  // first: an agent serves one client at a time
+      Status st = Open();
+      if (board_ == nullptr) {  // not reopened: a board that answers kBoardDied, never null
+        opened_ = lab::RemoteBoard::Connect(-1, s_->options->board);
+        board_ = std::make_unique<SoakBoard>(opened_.get());
+      }
+      return st;
+    }
     board_->Forget();
     if (s_->abandon.load()) return Status::Unavailable("the soak is stopping");
     CTTE_RETURN_IF_ERROR(remote_->Respawn());
@@ -273,6 +299,7 @@ class Worker {
   unsigned slot_;
   std::unique_ptr<db::Database> db_;
   std::unique_ptr<lab::RemoteBoard> remote_;
+  std::unique_ptr<lab::Board> opened_;   // SoakOptions::open_board
   std::unique_ptr<lab::Board> wrapped_;  // TEST_wrap_board
   std::unique_ptr<SoakBoard> board_;
   int64_t board_id_ = 0;

@@ -58,6 +58,10 @@ struct SoakOptions {
   lab::RemoteBoardOptions board;
   /// Stop requests so far (see the contract); nullptr = none can come. Read, never written.
   const std::atomic<int>* stop_requests = nullptr;
+  /// When set, board slot i (0 .. boards-1) is opened by this instead of spawning a ctte-board
+  /// child (`soak --lab`: a lab inventory entry, lab/net/inventory.h); a respawn reopens it.
+  /// TEST_wrap_board does not apply to such boards.
+  std::function<Result<std::unique_ptr<lab::Board>>(unsigned slot)> open_board;
 
   // Extra fields (for testing): wraps each board child (e.g. to inject failures); the wrapper
   // must forward to `inner`, which stays valid across respawns.

@@ -1,8 +1,13 @@
 // ctte-board: serves one simulated board over the board protocol (docs/board-protocol.md).
 //   ctte-board --stdio             protocol on stdin/stdout (how RemoteBoard runs it)
 //   ctte-board --unix PATH         listen on a Unix socket, one client at a time
+//   ctte-board --listen tcp:HOST:PORT --cert F --key F --ca F
+//                                  a TLS board agent (mutual TLS, lab/net/agent.h), one client
+//                                  at a time; peers that fail the handshake are dropped and logged
 // Exit: 0 after shutdown or end of stream, 2 on usage, setup or protocol errors.
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -14,6 +19,7 @@
 #include <string>
 
 #include "lab/board_server.h"
+#include "lab/net/agent.h"
 #include "lab/sim/sim_board.h"
 
 #ifndef CTTE_VERSION
@@ -56,6 +62,26 @@ int ServeUnix(ctte::lab::Board& board, const std::string& path,
   return 0;
 }
 
+// "tcp:HOST:PORT" -> host, port.
+bool ParseListen(const std::string& spec, std::string* host, uint16_t* port) {
+  if (spec.rfind("tcp:", 0) != 0) return false;
+  const std::string rest = spec.substr(4);
+  const size_t colon = rest.rfind(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  *host = rest.substr(0, colon);
+  if (host->size() > 2 && host->front() == '[' && host->back() == ']') {
+    *host = host->substr(1, host->size() - 2);
+  }
+  const std::string p = rest.substr(colon + 1);
+  if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos) {
+    return false;
+  }
+  const unsigned long v = std::stoul(p);
+  if (v > 65535) return false;
+  *port = static_cast<uint16_t>(v);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -69,15 +95,58 @@ int main(int argc, char** argv) {
   app.add_option("--slot-dir", slot_dir, "fabric slot directory (default: a temporary one)");
   app.add_option("--serial", serial, "board serial (default: sim-<pid>-0)");
   app.add_flag("--test-ops", server.test_ops, "accept TEST_* requests (supervision tests)");
+  std::string listen;
+  ctte::lab::net::AgentOptions agent;
+  int handshake_s = 10, idle_s = 900;
+  std::string log_level = "info";
+  app.add_option("--listen", listen, "serve as a TLS board agent on tcp:HOST:PORT");
+  app.add_option("--cert", agent.tls.cert, "agent certificate (PEM, from ctte-lab lab issue)");
+  app.add_option("--key", agent.tls.key, "agent private key (PEM)");
+  app.add_option("--ca", agent.tls.ca, "lab CA certificate (PEM); clients must chain to it");
+  app.add_option("--handshake-timeout", handshake_s, "seconds a peer has for the TLS handshake");
+  app.add_option("--idle-timeout", idle_s, "seconds without traffic before a session is dropped");
+  app.add_option("--log-level", log_level, "agent log level: debug, info, warn (default info)")
+      ->check(CLI::IsMember({"debug", "info", "warn"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  if (stdio == !unix_path.empty()) {
-    std::fprintf(stderr, "ctte-board: give exactly one of --stdio and --unix PATH\n");
+  if (static_cast<int>(stdio) + static_cast<int>(!unix_path.empty()) +
+          static_cast<int>(!listen.empty()) != 1) {
+    std::fprintf(stderr,
+                 "ctte-board: give exactly one of --stdio, --unix PATH and --listen tcp:HOST:PORT\n");
     return 2;
+  }
+  if (!listen.empty()) {
+    if (!ParseListen(listen, &agent.host, &agent.port)) {
+      std::fprintf(stderr, "ctte-board: --listen %s: expected tcp:HOST:PORT\n", listen.c_str());
+      return 2;
+    }
+    if (agent.tls.cert.empty() || agent.tls.key.empty() || agent.tls.ca.empty()) {
+      std::fprintf(stderr, "ctte-board: --listen needs --cert, --key and --ca\n");
+      return 2;
+    }
+    if (handshake_s <= 0 || idle_s <= 0) {
+      std::fprintf(stderr, "ctte-board: --handshake-timeout and --idle-timeout must be > 0\n");
+      return 2;
+    }
+    agent.handshake_timeout_ms = handshake_s * 1000;
+    agent.idle_timeout_ms = idle_s * 1000;
+    agent.server = server;
+    // The agent's log (spdlog on stderr): peers by certificate name and address.
+    auto logger = spdlog::stderr_logger_mt("ctte-board");
+    logger->set_pattern("ctte-board: %Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
+    logger->set_level(spdlog::level::from_str(log_level));
+    logger->flush_on(spdlog::level::debug);
+    agent.log = [logger](ctte::lab::net::LogLevel level, const std::string& line) {
+      switch (level) {
+        case ctte::lab::net::LogLevel::kDebug: logger->debug("{}", line); break;
+        case ctte::lab::net::LogLevel::kInfo: logger->info("{}", line); break;
+        case ctte::lab::net::LogLevel::kWarn: logger->warn("{}", line); break;
+      }
+    };
   }
   ctte::lab::SimBoardOptions sim;
   sim.slot_dir = slot_dir;
@@ -88,6 +157,23 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!unix_path.empty()) return ServeUnix(**board, unix_path, server);
+  if (!listen.empty()) {
+    // As with --stdio, a model's $display must not reach anything that could be a protocol.
+    ::dup2(2, 1);
+    auto a = ctte::lab::net::Agent::Listen(**board, agent);
+    if (!a.ok()) {
+      std::fprintf(stderr, "ctte-board: %s\n", a.status().ToString().c_str());
+      return 2;
+    }
+    // The port actually bound (for --listen tcp:HOST:0), on its own line for scripts.
+    std::fprintf(stderr, "ctte-board: port %u\n", static_cast<unsigned>((*a)->port()));
+    const ctte::Status s = (*a)->Serve();
+    if (!s.ok()) {
+      std::fprintf(stderr, "ctte-board: %s\n", s.ToString().c_str());
+      return 2;
+    }
+    return 0;
+  }
   // The protocol owns the real stdout; anything else printing to stdout (a model's $display)
   // lands on stderr instead of corrupting frames.
   const int proto_out = ::dup(1);

@@ -24,6 +24,7 @@
 
 #include "base/files.h"
 #include "db/database.h"
+#include "lab/net/inventory.h"
 #include "reports/csv_report.h"
 #include "reports/html_report.h"
 #include "reports/junit_report.h"
@@ -52,6 +53,7 @@ struct SoakFlags {
   std::string image_dir = CTTE_DEFAULT_IMAGE_DIR;
   std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
   std::string board_path;
+  std::string lab;
   bool json = false;
   std::vector<std::string> given;  ///< the options given, as "--name value", for the resume hint
 };
@@ -293,6 +295,16 @@ int RunSoakCommand(const SoakFlags& f) {
   o.execute.image_dir = f.image_dir;
   o.execute.workload_dir = f.workload_dir;
   o.board.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
+  if (!f.lab.empty()) {
+    // One worker per inventory board (docs/lab.md).
+    Result<lab::net::Inventory> inv = lab::net::LoadInventory(f.lab);
+    if (!inv.ok()) return Usage("--lab: " + inv.status().ToString());
+    if (inv->boards.size() > 64) return Usage("--lab: at most 64 boards");
+    o.boards = static_cast<unsigned>(inv->boards.size());
+    o.open_board = [boards = inv->boards, opts = o.board](unsigned slot) {
+      return lab::net::OpenInventoryBoard(boards.at(slot), opts);
+    };
+  }
   if (Status st = CheckOutputPaths(f); !st.ok()) return Usage(st.ToString());
 
   Progress progress(isatty(STDERR_FILENO) != 0, f.db_path, o.budget_seconds);
@@ -361,7 +373,7 @@ int RunSoakCommand(const SoakFlags& f) {
                 static_cast<unsigned long long>(s->counts.done),
                 Duration(s->elapsed_seconds).c_str(),
                 static_cast<unsigned long long>(s->skipped_done),
-                static_cast<unsigned long long>(s->deploys), f.boards);
+                static_cast<unsigned long long>(s->deploys), o.boards);
     std::printf("campaign: %llu runs: %llu green, %llu red, %llu invalid, %llu infra\n",
                 static_cast<unsigned long long>(c.done), static_cast<unsigned long long>(c.green),
                 static_cast<unsigned long long>(c.red),
@@ -429,6 +441,8 @@ const Registrar kRegistrar{Command{
       sub.add_option("--image-dir", f->image_dir, "image manifests");
       sub.add_option("--workload-dir", f->workload_dir, "workload ELFs");
       sub.add_option("--board", f->board_path, "the ctte-board executable (default: next to this)");
+      sub.add_option("--lab", f->lab,
+                     "lab inventory (lab.json, docs/lab.md): one worker per board in it");
       sub.add_flag("--json", f->json, "print the summary as JSON");
       return [f, &sub] {
         for (const char* name : {"--runs", "--budget", "--boards", "--db", "--report-dir",

@@ -1,0 +1,218 @@
+#include "lab/net/agent.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "base/text.h"
+#include "lab/protocol.h"
+#include "lab/wire.h"
+
+#include "lab/net/tls_bridge.h"
+
+namespace ctte::lab::net {
+
+struct Agent::Impl {
+  asio::io_context io;
+  std::unique_ptr<asio::ssl::context> ctx;
+  Tcp::acceptor acceptor{io};
+};
+
+Result<std::unique_ptr<Agent>> Agent::Listen(Board& board, AgentOptions options) {
+  std::unique_ptr<Agent> a(new Agent());
+  a->impl_ = std::make_unique<Impl>();
+  a->board_ = &board;
+  a->options_ = std::move(options);
+  CTTE_ASSIGN_OR_RETURN(a->impl_->ctx, MakeTlsContext(a->options_.tls, /*server=*/true));
+  boost::system::error_code ec;
+  const auto addr = asio::ip::make_address(a->options_.host, ec);
+  if (ec) return Status::InvalidArgument("listen address '" + a->options_.host + "': " + ec.message());
+  const Tcp::endpoint ep(addr, a->options_.port);
+  auto& acc = a->impl_->acceptor;
+  acc.open(ep.protocol(), ec);
+  if (!ec) acc.set_option(Tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acc.bind(ep, ec);
+  if (!ec) acc.listen(8, ec);
+  if (ec) {
+    return Status::IOError("listen on " + a->options_.host + ":" + std::to_string(a->options_.port) +
+                           ": " + ec.message());
+  }
+  a->port_ = acc.local_endpoint().port();
+  return a;
+}
+
+Agent::~Agent() = default;
+
+void Agent::Log(LogLevel level, const std::string& line) {
+  if (options_.log) {
+    options_.log(level, line);
+  } else {
+    std::fprintf(stderr, "ctte-board: %s\n", line.c_str());
+  }
+}
+
+void Agent::Stop() {
+  stop_ = true;
+  // Wake a blocking accept() with a connection of our own.
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  boost::system::error_code ec;
+  Tcp::endpoint ep = impl_->acceptor.local_endpoint(ec);
+  if (!ec) {
+    if (ep.address().is_unspecified()) ep.address(asio::ip::address_v4::loopback());
+    (void)::connect(fd, ep.data(), static_cast<socklen_t>(ep.size()));
+  }
+  ::close(fd);
+}
+
+struct Agent::Conn {
+  asio::io_context io;
+  std::unique_ptr<TlsStream> tls;
+  std::string peer;  ///< address:port
+  std::string name;  ///< the client certificate's CN
+};
+
+namespace {
+constexpr int kLeaseGraceMs = 2'000;
+
+// Heartbeats: TCP keepalive on every session socket, so that a peer that vanished (power, cable)
+// ends the session in about KEEPIDLE + KEEPINTVL * KEEPCNT seconds.
+void EnableKeepalive(int fd) {
+  int on = 1, idle = 10, intvl = 5, cnt = 3;
+  (void)::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+  (void)::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  (void)::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+  (void)::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+}
+}  // namespace
+
+Status Agent::Serve() {
+  Log(LogLevel::kInfo, "listening on " + options_.host + ":" + std::to_string(port_) +
+      " (TLS, client certificates required)");
+  std::thread session;
+  while (!stop_) {
+    auto conn = std::make_unique<Conn>();
+    Tcp::socket sock(conn->io);
+    boost::system::error_code ec;
+    impl_->acceptor.accept(sock, ec);
+    if (stop_) break;
+    if (ec) {
+      if (ec == asio::error::interrupted || ec == asio::error::connection_aborted) continue;
+      if (session.joinable()) session.join();
+      return Status::IOError("accept: " + ec.message());
+    }
+    const Tcp::endpoint remote = sock.remote_endpoint(ec);
+    conn->peer = ec ? std::string("unknown peer")
+                    : remote.address().to_string() + ":" + std::to_string(remote.port());
+    EnableKeepalive(sock.native_handle());
+    conn->tls = std::make_unique<TlsStream>(std::move(sock), *impl_->ctx);
+    if (!Handshake(*conn)) continue;
+    bool leased = false;
+    {
+      // A holder that just disconnected frees the lease within moments: a client reconnecting
+      // right after its own session (a respawn) is not told "busy".
+      std::unique_lock<std::mutex> lk(lease_mu_);
+      leased = !lease_cv_.wait_for(lk, std::chrono::milliseconds(kLeaseGraceMs),
+                                   [this] { return lease_holder_.empty(); });
+    }
+    if (leased) {
+      Busy(*conn);
+      continue;
+    }
+    if (session.joinable()) session.join();
+    {
+      std::lock_guard<std::mutex> lk(lease_mu_);
+      lease_holder_ = conn->name.empty() ? "(unnamed client)" : conn->name;
+      lease_since_ = NowIsoUtc();
+    }
+    session = std::thread([this, c = std::move(conn)]() mutable { Session(std::move(c)); });
+  }
+  if (session.joinable()) session.join();
+  Log(LogLevel::kInfo, "stopped");
+  return Status::Ok();
+}
+
+bool Agent::Handshake(Conn& c) {
+  bool done = false;
+  boost::system::error_code hs_ec;
+  c.tls->async_handshake(asio::ssl::stream_base::server, [&](const boost::system::error_code& e) {
+    hs_ec = e;
+    done = true;
+  });
+  if (!RunWithTimeout(c.io, c.tls->lowest_layer(), options_.handshake_timeout_ms, done)) {
+    ++refused_;
+    Log(LogLevel::kWarn, "dropped " + c.peer + ": no TLS handshake within " +
+        std::to_string(options_.handshake_timeout_ms) + " ms");
+    return false;
+  }
+  if (hs_ec) {
+    ++refused_;
+    boost::system::error_code ec;
+    c.tls->lowest_layer().close(ec);
+    Log(LogLevel::kWarn, "dropped " + c.peer + ": TLS handshake failed: " + hs_ec.message());
+    return false;
+  }
+  c.name = PeerCommonName(*c.tls);
+  return true;
+}
+
+void Agent::Busy(Conn& c) {
+  std::string msg;
+  {
+    std::lock_guard<std::mutex> lk(lease_mu_);
+    msg = "busy: leased by " + lease_holder_ + " since " + lease_since_;
+  }
+  ++busy_;
+  Log(LogLevel::kWarn, "refused '" + c.name + "' at " + c.peer + ": " + msg);
+  const nlohmann::json h{{"v", kProtocolVersion}, {"id", 0}, {"ok", false},
+                         {"error", wire::StatusToJson(Status::Unavailable(msg))}};
+  const std::vector<uint8_t> frame = EncodeFrame(Frame{h.dump(), {}});
+  bool done = false;
+  asio::async_write(*c.tls, asio::buffer(frame), [&](const boost::system::error_code&, size_t) {
+    done = true;
+  });
+  (void)RunWithTimeout(c.io, c.tls->lowest_layer(), options_.handshake_timeout_ms, done);
+  boost::system::error_code ec;
+  c.tls->lowest_layer().shutdown(Tcp::socket::shutdown_both, ec);
+  c.tls->lowest_layer().close(ec);
+}
+
+void Agent::Session(std::unique_ptr<Conn> c) {
+  const uint64_t n = ++sessions_;
+  Log(LogLevel::kInfo, "session " + std::to_string(n) + ": client '" + c->name + "' at " + c->peer +
+      " holds the lease");
+  Log(LogLevel::kDebug, "session " + std::to_string(n) + ": " +
+                            SSL_get_version(c->tls->native_handle()) + ", " +
+                            SSL_get_cipher_name(c->tls->native_handle()));
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    Log(LogLevel::kWarn, "socketpair failed; dropping " + c->peer);
+  } else {
+    Status served;
+    std::thread server([&, fd = sv[1]] {
+      served = ServeBoard(*board_, fd, fd, options_.server, nullptr);
+      ::shutdown(fd, SHUT_RDWR);
+      ::close(fd);
+    });
+    const std::string why = RunBridge(*c->tls, sv[0], options_.idle_timeout_ms);
+    server.join();
+    Log(LogLevel::kInfo, "session " + std::to_string(n) + " with '" + c->name + "' at " + c->peer + " ended: " +
+        why + (served.ok() ? "" : "; protocol: " + served.ToString()) + "; lease released");
+  }
+  c.reset();
+  {
+    std::lock_guard<std::mutex> lk(lease_mu_);
+    lease_holder_.clear();
+    lease_since_.clear();
+  }
+  lease_cv_.notify_all();
+}
+
+}  // namespace ctte::lab::net

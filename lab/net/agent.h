@@ -1,0 +1,83 @@
+// The board agent (docs/lab.md, docs/board-protocol.md "TCP and TLS"): serves one Board to one
+// TLS client at a time. Mutual TLS: the client must present a certificate signed by the lab CA
+// (TLS 1.2+). After the handshake the decrypted bytes are bridged to ServeBoard over a
+// socketpair (lab/board_server.h), so framing, frame limits and the ops live in one place. A
+// peer that fails the handshake (plain TCP, garbage, no certificate, another CA) or says nothing
+// within the handshake timeout is dropped and logged with its address; the agent keeps serving.
+//
+// Leases: the client that holds the session holds the board's lease. Another client that
+// completes the handshake meanwhile gets one error response (id 0, code Unavailable) "busy:
+// leased by NAME since T" and is closed. The lease ends when its client disconnects, when no
+// byte moves for the idle timeout, or when TCP keepalive probes (the heartbeats, every few
+// seconds on an idle connection) go unanswered: a runner host that vanished frees the board.
+//
+// Threading: Serve() on one thread (it accepts while a session runs on its own thread);
+// Stop() from any thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "base/status.h"
+#include "lab/board.h"
+#include "lab/board_server.h"
+#include "lab/net/pki.h"
+
+namespace ctte::lab::net {
+
+enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2 };
+
+struct AgentOptions {
+  std::string host = "127.0.0.1";  ///< address to listen on
+  uint16_t port = 0;               ///< 0: an ephemeral port (see Agent::port())
+  TlsFiles tls;
+  int handshake_timeout_ms = 10'000;
+  /// A session with no byte either way for this long is dropped (a run's reply counts).
+  int idle_timeout_ms = 900'000;
+  ServerOptions server;
+  /// Where log lines go (default: stderr, "ctte-board: <line>"). kWarn: a dropped or refused
+  /// peer; kInfo: sessions and leases; kDebug: the bridge's details.
+  std::function<void(LogLevel, const std::string&)> log;
+};
+
+class Agent {
+ public:
+  /// Loads the TLS files and binds the listening socket.
+  static Result<std::unique_ptr<Agent>> Listen(Board& board, AgentOptions options);
+  ~Agent();
+  uint16_t port() const { return port_; }
+  /// Accepts and serves clients one at a time until Stop().
+  Status Serve();
+  /// Makes Serve() return after the current session.
+  void Stop();
+
+  uint64_t sessions() const { return sessions_.load(); }  ///< clients that passed the handshake
+  uint64_t refused() const { return refused_.load(); }    ///< peers dropped before a session
+  uint64_t busy() const { return busy_.load(); }          ///< clients told "busy: leased by"
+
+ private:
+  struct Impl;
+  Agent() = default;
+  void Log(LogLevel level, const std::string& line);
+  struct Conn;
+  void Session(std::unique_ptr<Conn> conn);
+  bool Handshake(Conn& conn);  ///< false: dropped and logged
+  void Busy(Conn& conn);       ///< answers "busy: leased by ..." and closes
+  std::unique_ptr<Impl> impl_;
+  Board* board_ = nullptr;
+  AgentOptions options_;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> sessions_{0}, refused_{0}, busy_{0};
+  std::mutex lease_mu_;
+  std::condition_variable lease_cv_;
+  std::string lease_holder_;  ///< guarded by lease_mu_; "" = free
+  std::string lease_since_;
+};
+
+}  // namespace ctte::lab::net

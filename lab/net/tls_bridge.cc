@@ -1,0 +1,165 @@
+#include "lab/net/tls_bridge.h"
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+
+namespace ctte::lab::net {
+
+Result<std::unique_ptr<asio::ssl::context>> MakeTlsContext(const TlsFiles& files, bool server) {
+  auto ctx = std::make_unique<asio::ssl::context>(server ? asio::ssl::context::tls_server
+                                                         : asio::ssl::context::tls_client);
+  boost::system::error_code ec;
+  ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                       asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                       asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use,
+                   ec);
+  if (SSL_CTX_set_min_proto_version(ctx->native_handle(), TLS1_2_VERSION) != 1) {
+    return Status::Internal("TLS: cannot require TLS 1.2");
+  }
+  ctx->use_certificate_chain_file(files.cert, ec);
+  if (ec) return Status::InvalidArgument("TLS certificate " + files.cert + ": " + ec.message());
+  ctx->use_private_key_file(files.key, asio::ssl::context::pem, ec);
+  if (ec) return Status::InvalidArgument("TLS key " + files.key + ": " + ec.message());
+  if (SSL_CTX_check_private_key(ctx->native_handle()) != 1) {
+    return Status::InvalidArgument("TLS key " + files.key + " does not match " + files.cert);
+  }
+  ctx->load_verify_file(files.ca, ec);
+  if (ec) return Status::InvalidArgument("TLS CA " + files.ca + ": " + ec.message());
+  ctx->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
+  return ctx;
+}
+
+std::string CommonName(X509* cert) {
+  if (cert == nullptr) return "";
+  char buf[256] = {0};
+  if (X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, buf, sizeof buf) < 0) {
+    return "";
+  }
+  return buf;
+}
+
+std::string PeerCommonName(TlsStream& tls) {
+  X509* cert = SSL_get1_peer_certificate(tls.native_handle());
+  std::string cn = CommonName(cert);
+  X509_free(cert);
+  return cn;
+}
+
+bool RunWithTimeout(asio::io_context& io, Tcp::socket::lowest_layer_type& sock, int timeout_ms,
+                    const bool& op_done) {
+  io.restart();
+  bool timed_out = false;
+  asio::steady_timer timer(io, std::chrono::milliseconds(timeout_ms));
+  timer.async_wait([&](const boost::system::error_code& ec) {
+    if (ec || op_done) return;
+    timed_out = true;
+    boost::system::error_code ignored;
+    sock.close(ignored);
+  });
+  while (!op_done && !timed_out && io.run_one() > 0) {
+  }
+  timer.cancel();
+  io.run();  // let the cancelled handlers finish
+  io.restart();
+  return !timed_out && op_done;
+}
+
+namespace {
+
+struct Bridge {
+  Bridge(TlsStream& t, int fd, int idle)
+      : tls(t), local(t.get_executor()), timer(t.get_executor()), idle_ms(idle) {
+    local.assign(asio::local::stream_protocol(), fd);
+  }
+  TlsStream& tls;
+  asio::local::stream_protocol::socket local;
+  asio::steady_timer timer;
+  int idle_ms;
+  std::array<char, 64 * 1024> up{};    // tls -> local
+  std::array<char, 64 * 1024> down{};  // local -> tls
+  bool done = false;
+  std::string why;
+
+  void Finish(const std::string& reason) {
+    if (done) return;
+    done = true;
+    why = reason;
+    boost::system::error_code ec;
+    timer.cancel();
+    local.close(ec);
+    tls.lowest_layer().shutdown(Tcp::socket::shutdown_both, ec);
+    tls.lowest_layer().close(ec);
+  }
+  void Touch() {
+    if (idle_ms < 0 || done) return;
+    timer.expires_after(std::chrono::milliseconds(idle_ms));
+    timer.async_wait([this](const boost::system::error_code& ec) {
+      if (!ec) Finish("idle timeout");
+    });
+  }
+  void ReadTls() {
+    tls.async_read_some(asio::buffer(up), [this](const boost::system::error_code& ec, size_t n) {
+      if (done) return;
+      if (ec) {
+        // The peer went away (or broke TLS): end the local side so the protocol sees EOF.
+        if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
+          boost::system::error_code ignored;
+          local.shutdown(asio::local::stream_protocol::socket::shutdown_send, ignored);
+          peer_closed = true;
+          if (local_closed) Finish("peer closed");
+          return;
+        }
+        Finish("peer: " + ec.message());
+        return;
+      }
+      Touch();
+      asio::async_write(local, asio::buffer(up.data(), n),
+                        [this](const boost::system::error_code& wec, size_t) {
+                          if (done) return;
+                          if (wec) return Finish("local write: " + wec.message());
+                          ReadTls();
+                        });
+    });
+  }
+  void ReadLocal() {
+    local.async_read_some(asio::buffer(down), [this](const boost::system::error_code& ec, size_t n) {
+      if (done) return;
+      if (ec) {
+        local_closed = true;
+        Finish(ec == asio::error::eof ? (peer_closed ? "peer closed" : "session ended")
+                                      : "local read: " + ec.message());
+        return;
+      }
+      Touch();
+      asio::async_write(tls, asio::buffer(down.data(), n),
+                        [this](const boost::system::error_code& wec, size_t) {
+                          if (done) return;
+                          if (wec) return Finish("peer write: " + wec.message());
+                          ReadLocal();
+                        });
+    });
+  }
+  bool peer_closed = false;
+  bool local_closed = false;
+};
+
+}  // namespace
+
+std::string RunBridge(TlsStream& tls, int fd, int idle_ms) {
+  auto& io = static_cast<asio::io_context&>(tls.get_executor().context());
+  io.restart();
+  Bridge b(tls, fd, idle_ms);
+  b.Touch();
+  b.ReadTls();
+  b.ReadLocal();
+  io.run();
+  b.Finish("stopped");
+  io.restart();
+  return b.why;
+}
+
+}  // namespace ctte::lab::net

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# soak --lab through two TLS board agents on 127.0.0.1 (docs/lab.md): a fresh lab CA and
+# certificates (ctte-lab lab init-ca / issue), two `ctte-board --listen tcp:127.0.0.1:0` agents,
+# an inventory naming them, and the first 40 runs of the smoke campaign through them. Every run's
+# seed, config, stream SHA-256 and status must equal the golden row of the same index
+# (tests/behaviour/golden/smoke.tsv).
+# Usage: net_soak_lab_test.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=$1 build=$2
+lab=$build/bin/ctte-lab board=$build/bin/ctte-board
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$lab" lab init-ca "$work/ca" >/dev/null
+for n in board-a board-b runner; do "$lab" lab issue "$n" --ca "$work/ca" --out "$work/certs" >/dev/null; done
+[ "$(stat -c %a "$work/certs/runner.key")" = 600 ] || { echo "FAIL: key not 0600"; exit 1; }
+if "$lab" lab issue runner --ca "$work/ca" --out "$work/certs" 2>/dev/null; then
+  echo "FAIL: issue overwrote an existing key"; exit 1
+fi
+
+start_agent() {  # name -> sets port
+  local name=$1
+  : >"$work/$name.log"  # exists before the background agent's redirection creates it
+  "$board" --listen tcp:127.0.0.1:0 --cert "$work/certs/$name.crt" --key "$work/certs/$name.key" \
+    --ca "$work/ca/ca.crt" 2>"$work/$name.log" &
+  pids+=($!)
+  for _ in $(seq 100); do
+    port=$(sed -n 's/^ctte-board: port \([0-9]*\)$/\1/p' "$work/$name.log" || true)
+    [ -n "$port" ] && return 0
+    sleep 0.1
+  done
+  echo "FAIL: agent $name did not start"; cat "$work/$name.log"; exit 1
+}
+start_agent board-a; port_a=$port
+start_agent board-b; port_b=$port
+
+cat >"$work/lab.json" <<JSON
+{"boards": [
+  {"name": "board-a", "kind": "net", "address": "127.0.0.1:$port_a",
+   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt"},
+  {"name": "board-b", "kind": "net", "address": "127.0.0.1:$port_b",
+   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt",
+   "usb": {"serial": "FT4232-0042", "hub_port": "1-2.3"}}
+]}
+JSON
+
+rc=0
+"$lab" soak "$src/campaigns/smoke.json" --lab "$work/lab.json" --runs 40 --db "$work/lab.db" \
+  --report-dir "$work/reports" >"$work/soak.log" 2>&1 || rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 1 ] && [ $rc -ne 3 ]; then
+  echo "FAIL: soak exit $rc"; cat "$work/soak.log"; cat "$work"/board-*.log; exit 1
+fi
+sqlite3 -separator $'\t' "$work/lab.db" \
+  "SELECT idx, seed, config_json, IFNULL(stream_sha256, ''), status FROM runs
+   WHERE replay_of IS NULL ORDER BY idx" >"$work/lab.tsv"
+n=$(wc -l <"$work/lab.tsv")
+[ "$n" -eq 40 ] || { echo "FAIL: $n runs stored, expected 40"; cat "$work/soak.log"; exit 1; }
+# The golden rows of the same indices.
+awk -F'\t' 'NR==FNR {want[$1]=1; next} ($1 in want)' "$work/lab.tsv" \
+  "$src/tests/behaviour/golden/smoke.tsv" >"$work/golden.tsv"
+if ! cmp -s "$work/golden.tsv" "$work/lab.tsv"; then
+  echo "FAIL: runs through the agents differ from tests/behaviour/golden/smoke.tsv:"
+  diff <(cut -f1,2,4,5 "$work/golden.tsv") <(cut -f1,2,4,5 "$work/lab.tsv") | head -20 || true
+  exit 1
+fi
+# Both agents served the soak, and logged the runner by its certificate name.
+for name in board-a board-b; do
+  grep -q "client 'runner' at 127.0.0.1:" "$work/$name.log" || {
+    echo "FAIL: agent $name served no session"; cat "$work/$name.log"; exit 1; }
+done
+echo "ok: 40 smoke runs through two TLS agents identical to the golden rows"
