@@ -58,7 +58,7 @@ if [ $rc -ne 0 ] && [ $rc -ne 1 ] && [ $rc -ne 3 ]; then
 fi
 sqlite3 -separator $'\t' "$work/lab.db" \
   "SELECT idx, seed, config_json, IFNULL(stream_sha256, ''), status FROM runs
-   WHERE replay_of IS NULL ORDER BY idx" >"$work/lab.tsv"
+   WHERE replay_of IS NULL AND json_extract(config_json, '$.control') IS NULL ORDER BY idx" >"$work/lab.tsv"
 n=$(wc -l <"$work/lab.tsv")
 [ "$n" -eq 40 ] || { echo "FAIL: $n runs stored, expected 40"; cat "$work/soak.log"; exit 1; }
 # The golden rows of the same indices.
