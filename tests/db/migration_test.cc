@@ -31,7 +31,8 @@ std::string Describe(const Database& db, const RunRow& row) {
     << Opt(r.wall_ms) << '|' << r.stream_sha256 << '|' << Opt(r.stream_size) << '|'
     << r.counters_json << '|' << r.metrics_json << '|' << Opt(r.replay_of) << '|' << row.judged
     << '|' << r.infra_cause << '|' << row.earlier_attempts;
-  for (const VerdictRecord& v : *db.VerdictsOfRun(row.id)) {
+  const auto verdicts = db.VerdictsOfRun(row.id);  // kept: *temporary would dangle in the loop
+  for (const VerdictRecord& v : *verdicts) {
     s << '|' << v.verdict << ':' << OutcomeName(v.outcome) << ':' << v.evidence << ':'
       << v.metrics_json;
   }
@@ -42,8 +43,10 @@ std::string Describe(const Database& db, const RunRow& row) {
 
 std::vector<std::string> DescribeAll(const Database& db) {
   std::vector<std::string> out;
-  for (const CampaignSummary& c : *db.Campaigns()) {
-    for (const RunRow& r : *db.RunsOfCampaign(c.id)) out.push_back(Describe(db, r));
+  const auto campaigns = db.Campaigns();
+  for (const CampaignSummary& c : *campaigns) {
+    const auto runs = db.RunsOfCampaign(c.id);
+    for (const RunRow& r : *runs) out.push_back(Describe(db, r));
   }
   return out;
 }
