@@ -110,9 +110,7 @@ void BM_SmokeTimeSplit(benchmark::State& state) {
       board_total += s.total_s;
       eval += s.eval_s;
       iss += s.iss_s;
-      if (!out.metrics_json.empty()) {
-        retired += nlohmann::json::parse(out.metrics_json).value("retired", uint64_t{0});
-      }
+      if (out.capture) retired += out.capture->retired;
     }
     state.counters["seconds"] = total;
     state.counters["in_model_%"] = 100.0 * eval / total;

@@ -20,9 +20,14 @@ function(ctte_library name)
   ctte_warnings(${name})
 endfunction()
 
-# ctte_test(name SOURCES ... DEPS ...): one GoogleTest binary per module under ctest.
+# ctte_test(name SOURCES ... DEPS ... [LABELS ...] [TIMEOUT s] [IMAGE_SUITES suite...]): one
+# GoogleTest binary per module under ctest. Every test carries its binary's name as a label
+# (scripts/test-asan selects by it). A binary whose every test needs the Verilator encoder images
+# passes LABELS needs_images; IMAGE_SUITES names the GoogleTest suites of a binary that need
+# them, and only their tests get the label. scripts/test-asan, built with CTTE_BUILD_RTL=OFF,
+# excludes the label (ctest -LE needs_images).
 function(ctte_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS;IMAGE_SUITES" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest_main GTest::gmock)
@@ -33,8 +38,27 @@ function(ctte_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
-  # Every test carries its binary's name as a label (scripts/test-asan selects by it).
-  gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_BINARY_DIR}
-                       PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${name};${ARG_LABELS}"
-                       DISCOVERY_TIMEOUT 60)
+  gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_BINARY_DIR} TEST_LIST ${name}_TESTS
+                       PROPERTIES TIMEOUT ${ARG_TIMEOUT} DISCOVERY_TIMEOUT 60)
+  # Labels are set by a script that ctest runs after the discovered tests are added (CMake 3.25's
+  # gtest_discover_tests PROPERTIES cannot carry a list value such as two labels).
+  set(_labels ${name} ${ARG_LABELS})
+  set(_script ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
+  if(ARG_IMAGE_SUITES)
+    list(JOIN ARG_IMAGE_SUITES "|" _suites)
+    file(WRITE ${_script}
+      "foreach(t IN LISTS ${name}_TESTS)\n"
+      "  if(t MATCHES [==[^(${_suites})\\.]==])\n"
+      "    set_tests_properties(\"\${t}\" PROPERTIES LABELS [==[${_labels};needs_images]==])\n"
+      "  else()\n"
+      "    set_tests_properties(\"\${t}\" PROPERTIES LABELS [==[${_labels}]==])\n"
+      "  endif()\n"
+      "endforeach()\n")
+  else()
+    file(WRITE ${_script}
+      "foreach(t IN LISTS ${name}_TESTS)\n"
+      "  set_tests_properties(\"\${t}\" PROPERTIES LABELS [==[${_labels}]==])\n"
+      "endforeach()\n")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_script})
 endfunction()

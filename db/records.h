@@ -9,7 +9,10 @@
 
 namespace ctte::db {
 
-/// runs.status. "planned" rows are drawn but not yet run; the others are run outcomes.
+/// The text of runs.status, as the column holds it: "planned" rows are drawn but not yet run;
+/// the others are run outcomes. This is the storage vocabulary only: the run classification
+/// itself (and its rules) belongs to the runner (runner/run_status.h), which maps to this at
+/// the db edge.
 enum class RunStatus { kPlanned, kGreen, kRed, kInvalid, kInfra };
 const char* RunStatusName(RunStatus status);
 std::optional<RunStatus> ParseRunStatus(std::string_view text);

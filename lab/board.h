@@ -15,10 +15,9 @@
 //
 // Threading: a Board is used from one thread at a time.
 //
-// Failures: harness failures are Status values. Three kinds are told apart by ClassifyFailure():
-// an RTL assertion (the design under test broke a standing invariant: a *result*, the run is red
-// with the message as evidence), a board death or hang (infrastructure: retry on a fresh board),
-// and everything else (bad input, protocol errors).
+// Failures: harness failures are Status values. The kinds a caller must tell apart (an RTL
+// assertion, a board death or hang, everything else) travel with the Status as data and are read
+// with ClassifyFailure() (lab/failure.h).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +25,8 @@
 #include <vector>
 
 #include "base/status.h"
+#include "regmap/registers.h"
+#include "lab/failure.h"
 
 namespace ctte::lab {
 
@@ -62,15 +63,21 @@ struct DeployReceipt {
 
 // ---- RunPlan --------------------------------------------------------------------------------
 
+// The plan defaults, defined once: the runner's options and the CLI flags start from these.
+inline constexpr uint64_t kDefaultMaxInstructions = 5'000'000;  ///< beat budget of the core
+inline constexpr uint64_t kDefaultRingBytes = 1u << 20;         ///< capture ring, 1 MiB
+inline constexpr uint64_t kDefaultDrainBudgetSinkCycles = 1'000'000;
+inline constexpr uint64_t kDefaultSinkHz = 100'000'000;         ///< sink clock when none is asked
+
 struct IssPlan {
-  uint64_t max_instructions = 5'000'000;
+  uint64_t max_instructions = kDefaultMaxInstructions;
   std::vector<uint64_t> interrupt_at;  ///< retired-instruction counts, ascending
   uint64_t interrupt_every = 0;
 };
 
 struct EncoderPlan {
-  uint8_t mode = 6;        ///< trTeInstMode: 6 HTM, 3 BTM
-  uint8_t sync_mode = 0;   ///< trTeInstSyncMode: 0 off, 1 messages, 3 half-words
+  uint8_t mode = reg::kInstModeHtm;       ///< trTeInstMode: reg::kInstModeHtm or kInstModeBtm
+  uint8_t sync_mode = reg::kSyncModeOff;  ///< trTeInstSyncMode: reg::kSyncMode*
   uint8_t sync_max = 0;    ///< trTeInstSyncMax (period 2^(max+4))
 };
 
@@ -91,7 +98,9 @@ struct StallPlan {
 
 enum class BackpressureKind : uint8_t { kNone = 0, kUniform = 1, kBursty = 2 };
 
-/// Sink ready pattern, one decision per sink clock cycle, seeded.
+/// Sink ready pattern, one decision per sink clock cycle, seeded. The board-level form: the
+/// runner maps the campaign grammar (docs/campaign-spec.md, "backpressure") to it in one place
+/// (runner/plan.h SinkProfile).
 struct BackpressureProfile {
   BackpressureKind kind = BackpressureKind::kNone;
   uint64_t seed = 1;
@@ -100,9 +109,6 @@ struct BackpressureProfile {
   uint32_t ready_min = 1, ready_max = 1;  ///< kBursty: ready block lengths (sink cycles)
   uint32_t stall_min = 0, stall_max = 0;  ///< kBursty: stall block lengths (sink cycles)
 };
-/// "none", "uniform:P" (P accept probability, 0 < P <= 1), "bursty:R1-R2:S1-S2" (block lengths).
-Result<BackpressureProfile> ParseBackpressure(const std::string& spec);
-std::string FormatBackpressure(const BackpressureProfile& p);
 
 struct RunPlan {
   std::string workload_elf;
@@ -113,8 +119,8 @@ struct RunPlan {
   bool stop_at_end = true;     ///< after the last beat write trTeEnable=0 and drain
   StallPlan stall;
   BackpressureProfile sink;
-  uint64_t ring_bytes = 1u << 20;            ///< capture ring capacity
-  uint64_t drain_budget_sink_cycles = 1'000'000;
+  uint64_t ring_bytes = kDefaultRingBytes;  ///< capture ring capacity
+  uint64_t drain_budget_sink_cycles = kDefaultDrainBudgetSinkCycles;
   uint64_t model_seed = 1;     ///< seeds the model's X initialization
   std::string fst_path;        ///< "" = no waveform
 };
@@ -163,23 +169,5 @@ class Board {
   virtual Result<uint32_t> ReadReg(uint32_t offset) = 0;
   virtual Result<Capture> Run(const RunPlan& plan) = 0;
 };
-
-// ---- Failure kinds --------------------------------------------------------------------------
-
-enum class FailureKind {
-  kNone,          ///< ok
-  kRtlAssertion,  ///< the design fired an assertion or $fatal: a result (run red)
-  kBoardDied,     ///< the board process died (signal, exit) or closed its stream: infra
-  kBoardTimeout,  ///< the board did not answer in time (killed): infra
-  kOther,         ///< any other harness failure
-};
-
-/// "RTL assertion: <message>" (code Internal).
-Status RtlAssertionError(const std::string& message);
-/// "board died: <how>; stderr: <tail>" (code Unavailable).
-Status BoardDiedError(const std::string& how);
-/// "board timeout after N s (<op>)" (code Timeout).
-Status BoardTimeoutError(const std::string& what);
-FailureKind ClassifyFailure(const Status& s);
 
 }  // namespace ctte::lab

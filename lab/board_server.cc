@@ -7,6 +7,8 @@
 #include <csignal>
 #include <cstdlib>
 
+#include "base/json.h"
+#include "base/text.h"
 #include "lab/protocol.h"
 #include "lab/wire.h"
 
@@ -27,10 +29,15 @@ Frame Response(uint64_t id, const Status& s, Json body = Json::object(),
 
 // Handles one well-framed request. Sets *stop on shutdown.
 Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop) {
-  Json h = Json::parse(req.header, nullptr, /*allow_exceptions=*/false);
-  if (h.is_discarded() || !h.is_object()) {
+  Result<nlohmann::ordered_json> parsed = ParseJsonText(req.header, "request header");
+  if (!parsed.ok()) {
+    return Response(0, Status::InvalidArgument("request header is not a JSON object: " +
+                                               parsed.status().message()));
+  }
+  if (!parsed->is_object()) {
     return Response(0, Status::InvalidArgument("request header is not a JSON object"));
   }
+  Json h = *parsed;
   uint64_t id = 0;
   Status s = wire::GetU64(h, "", "id", &id);
   if (!s.ok()) return Response(0, s);
@@ -53,15 +60,17 @@ Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop)
   }
   if (op == "deploy") {
     DeployRequest d;
-    std::string bid = "0";
+    std::string bid;
     s = wire::GetStr(h, "", "name", &d.name);
     if (s.ok()) s = wire::GetStr(h, "", "path", &d.path, false);
     if (s.ok()) s = wire::GetStr(h, "", "expected_sha256", &d.expected_sha256, false);
     if (s.ok()) s = wire::GetStr(h, "", "expected_build_id", &bid, false);
     if (!s.ok()) return Response(id, s);
-    Result<uint64_t> b = wire::ParseHexU64(bid, "expected_build_id");
-    if (!b.ok()) return Response(id, b.status());
-    d.expected_build_id = *b;
+    if (!bid.empty()) {  // absent: no check
+      Result<uint64_t> b = ParseHex64(bid, "expected_build_id");
+      if (!b.ok()) return Response(id, b.status());
+      d.expected_build_id = *b;
+    }
     d.bytes = std::move(req.payload);
     Result<DeployReceipt> r = board.Deploy(d);
     if (!r.ok()) return Response(id, r.status());

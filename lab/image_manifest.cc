@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/files.h"
+#include "base/json.h"
 #include "lab/wire.h"
 
 namespace ctte::lab {
@@ -18,12 +19,11 @@ std::string DirName(const std::string& path) {
 }  // namespace
 
 Result<ImageManifest> ImageManifest::Load(const std::string& path) {
-  Result<std::string> text = ReadFileText(path);
-  if (!text.ok()) return text.status();
-  Json j = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return Status::Corruption(path + ": not a JSON object");
-  }
+  // Duplicate keys, out-of-range numbers, a BOM, non-regular files: refused with path and offset.
+  Result<nlohmann::ordered_json> parsed = ParseJsonFile(path);
+  if (!parsed.ok()) return parsed.status();
+  if (!parsed->is_object()) return Status::Corruption(path + ": not a JSON object");
+  const Json j = *parsed;
   ImageManifest m;
   m.manifest_path = path;
   const auto err = [&](const Status& s) { return Status::InvalidArgument(path + ": " + s.message()); };

@@ -11,6 +11,8 @@
 #include <string>
 #include <ctime>
 
+#include "lab/failure.h"
+
 namespace ctte::lab {
 
 namespace {
@@ -139,7 +141,7 @@ Status FrameReader::ReadExact(uint8_t* out, size_t n, int64_t deadline_ms, bool*
         *eof_at_start = true;
         return Status::Unavailable("stream closed");
       }
-      return Status::Corruption("stream ended inside a frame at stream offset " +
+      return StreamTruncatedError("stream ended inside a frame at stream offset " +
                                 std::to_string(offset_ + got));
     }
     got += static_cast<size_t>(r);
@@ -160,13 +162,13 @@ Result<Frame> FrameReader::Read(int timeout_ms) {
   Frame f;
   f.header.resize(hlen);
   s = ReadExact(reinterpret_cast<uint8_t*>(f.header.data()), hlen, deadline, &eof);
-  if (eof) s = Status::Corruption("stream ended inside a frame at stream offset " +
+  if (eof) s = StreamTruncatedError("stream ended inside a frame at stream offset " +
                                   std::to_string(offset_));
   if (!s.ok()) return s;
   f.payload.resize(plen);
   if (plen > 0) {
     s = ReadExact(f.payload.data(), plen, deadline, &eof);
-    if (eof) s = Status::Corruption("stream ended inside a frame at stream offset " +
+    if (eof) s = StreamTruncatedError("stream ended inside a frame at stream offset " +
                                     std::to_string(offset_));
     if (!s.ok()) return s;
   }

@@ -45,7 +45,8 @@ class FrameReader {
   explicit FrameReader(int fd) : fd_(fd) {}
   /// Reads the next frame. timeout_ms < 0 waits forever.
   /// Errors: Unavailable "stream closed" (EOF between frames), Corruption (bad magic, oversized
-  /// lengths, EOF inside a frame; the message names the stream offset), Timeout, IOError.
+  /// lengths; EOF inside a frame, which carries FailureKind::kStreamTruncated; the message names
+  /// the stream offset), Timeout, IOError.
   Result<Frame> Read(int timeout_ms);
   uint64_t offset() const { return offset_; }
 

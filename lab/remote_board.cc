@@ -1,42 +1,49 @@
-// RemoteBoard: protocol client plus child-process supervision (see remote_board.h).
+// RemoteBoard: the board protocol's client (see remote_board.h). Child supervision is
+// lab/child_process.cc; this file turns requests into frames and replies into Board results.
 #include "lab/remote_board.h"
 
-#include <fcntl.h>
 #include <nlohmann/json.hpp>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "base/files.h"
+#include "base/json.h"
+#include "base/text.h"
 #include "lab/wire.h"
 
 namespace ctte::lab {
 
+struct RemoteBoard::Reply {
+  nlohmann::json header;  ///< a JSON object with "ok": true
+  std::vector<uint8_t> payload;
+};
+
 namespace {
 using wire::Json;
-constexpr size_t kStderrKeepBytes = 16 * 1024;
+constexpr int kDestructorShutdownMs = 5'000;
 
-std::string DescribeWait(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* abbrev = sigabbrev_np(sig);
-    return "signal " + std::to_string(sig) + " (SIG" + (abbrev ? abbrev : "?") + ")";
-  }
-  if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
-  return "wait status " + std::to_string(status);
-}
-
-bool LooksLikeRtlAssertion(const std::string& text) {
+// A child that died without an error response has only its stderr to say why. These are the
+// markers the image wrapper, Verilator's runtime and assert() print for a design that stopped
+// itself (docs/board-protocol.md, "Failures the client tells apart").
+bool StderrShowsRtlAssertion(const std::string& text) {
   for (const char* marker : {"RTL assertion", "Assertion failed", "$fatal", "%Fatal", "%Error"}) {
     if (text.find(marker) != std::string::npos) return true;
   }
   return false;
 }
+
+// The member `key` of the reply object, or Corruption naming the op.
+Result<const Json*> Member(const Json& h, const char* op, const char* key) {
+  auto it = h.find(key);
+  if (it == h.end()) return Status::Corruption(std::string(op) + " response: " + key + " missing");
+  return &*it;
+}
 }  // namespace
+
+RemoteBoard::RemoteBoard(RemoteBoardOptions options) : options_(std::move(options)) {}
 
 Result<std::unique_ptr<RemoteBoard>> RemoteBoard::Spawn(const RemoteBoardOptions& options) {
   if (::access(options.board_path.c_str(), X_OK) != 0) {
@@ -56,120 +63,36 @@ std::unique_ptr<RemoteBoard> RemoteBoard::Connect(int fd, const RemoteBoardOptio
 }
 
 RemoteBoard::~RemoteBoard() {
-  if (fd_ >= 0 && pid_ > 0) {
-    options_.request_timeout_ms = 5'000;
-    (void)Shutdown();
+  if (fd_ >= 0 && child_ != nullptr && child_->running()) {
+    (void)ShutdownWithin(kDestructorShutdownMs);
   }
-  if (fd_ >= 0 || pid_ > 0) Reap(/*kill_first=*/true);
-  if (stderr_thread_.joinable()) stderr_thread_.join();
+  if (fd_ >= 0 || (child_ != nullptr && child_->running())) Reap(/*kill_first=*/true);
 }
 
 Status RemoteBoard::StartChild() {
-  int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-    return Status::IOError(std::string("socketpair: ") + std::strerror(errno));
-  }
-  int ep[2];
-  if (::pipe2(ep, O_CLOEXEC) != 0) {
-    ::close(sv[0]);
-    ::close(sv[1]);
-    return Status::IOError(std::string("pipe: ") + std::strerror(errno));
-  }
-  std::vector<std::string> argv_s = {options_.board_path};
-  argv_s.insert(argv_s.end(), options_.args.begin(), options_.args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    for (int fd : {sv[0], sv[1], ep[0], ep[1]}) ::close(fd);
-    return Status::IOError(std::string("fork: ") + std::strerror(errno));
-  }
-  if (pid == 0) {  // child: only async-signal-safe calls until exec
-    ::dup2(sv[1], 0);
-    ::dup2(sv[1], 1);
-    ::dup2(ep[1], 2);
-    ::execv(argv[0], argv.data());
-    const char msg[] = "ctte-board: exec failed\n";
-    (void)!::write(2, msg, sizeof msg - 1);
-    ::_exit(127);
-  }
-  ::close(sv[1]);
-  ::close(ep[1]);
-  fd_ = sv[0];
-  pid_ = pid;
-  stderr_fd_ = ep[0];
+  std::vector<std::string> argv = {options_.board_path};
+  argv.insert(argv.end(), options_.args.begin(), options_.args.end());
+  int fd = -1;
+  CTTE_ASSIGN_OR_RETURN(child_, ChildProcess::Start(argv, &fd));
+  fd_ = fd;
   reader_ = std::make_unique<FrameReader>(fd_);
   death_.clear();
-  {
-    std::lock_guard<std::mutex> lock(stderr_mu_);
-    stderr_buf_.clear();
-  }
-  const int efd = stderr_fd_;
-  stderr_thread_ = std::thread([this, efd] {
-    char buf[4096];
-    for (;;) {
-      const ssize_t n = ::read(efd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      std::lock_guard<std::mutex> lock(stderr_mu_);
-      stderr_buf_.append(buf, static_cast<size_t>(n));
-      if (stderr_buf_.size() > kStderrKeepBytes) {
-        stderr_buf_.erase(0, stderr_buf_.size() - kStderrKeepBytes);
-      }
-    }
-    ::close(efd);
-  });
   return Status::Ok();
 }
 
 std::string RemoteBoard::Reap(bool kill_first) {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0) ::close(fd_);  // first, so that a live child sees EOF and exits
   fd_ = -1;
   reader_.reset();
-  std::string how = "stream closed";
-  if (pid_ > 0) {
-    if (kill_first) ::kill(pid_, SIGKILL);
-    int status = 0;
-    pid_t r = 0;
-    // A child that closed its stream is normally gone at once; give it 2 s, then kill it.
-    for (int i = 0; i < 200; ++i) {
-      r = ::waitpid(pid_, &status, WNOHANG);
-      if (r != 0) break;
-      ::usleep(10'000);
-    }
-    if (r == 0) {
-      ::kill(pid_, SIGKILL);
-      r = ::waitpid(pid_, &status, 0);
-    }
-    how = r == pid_ ? DescribeWait(status) : std::string("lost track of the child");
-    pid_ = -1;
-  }
-  if (stderr_thread_.joinable()) stderr_thread_.join();
-  return how;
-}
-
-std::string RemoteBoard::StderrTail() {
-  std::lock_guard<std::mutex> lock(stderr_mu_);
-  std::string text = stderr_buf_;
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  size_t pos = text.size();
-  for (size_t lines = 0; lines < options_.stderr_tail_lines && pos != std::string::npos;) {
-    pos = pos == 0 ? std::string::npos : text.rfind('\n', pos - 1);
-    ++lines;
-  }
-  std::string tail = pos == std::string::npos ? text : text.substr(pos + 1);
-  for (char& c : tail) {
-    if (c == '\n') c = '|';
-  }
-  return tail.empty() ? "(empty)" : tail;
+  if (child_ == nullptr || !child_->running()) return "stream closed";
+  return child_->Wait(kill_first);
 }
 
 Status RemoteBoard::Dead(const std::string& how) {
-  const std::string tail = StderrTail();
+  const std::string tail =
+      child_ != nullptr ? child_->StderrTail(options_.stderr_tail_lines) : "(empty)";
   death_ = how + "; stderr: " + tail;
-  if (LooksLikeRtlAssertion(tail)) return RtlAssertionError("board died: " + death_);
+  if (StderrShowsRtlAssertion(tail)) return RtlAssertionError("board died: " + death_);
   return BoardDiedError(death_);
 }
 
@@ -201,39 +124,41 @@ Result<RemoteBoard::Reply> RemoteBoard::Call(const std::string& op, Json fields,
     const Status& rs = resp.status();
     if (rs.code() == Status::Code::kTimeout) return timed_out();
     if (rs.code() == Status::Code::kUnavailable) return Dead(Reap(/*kill_first=*/false));
-    // Garbage or a torn frame: the stream cannot be trusted any more.
-    const bool eof_inside = rs.message().find("ended inside") != std::string::npos;
-    const std::string how = Reap(/*kill_first=*/!eof_inside);
-    if (eof_inside) return Dead(how + " (" + rs.message() + ")");
+    // A torn frame: the board went away mid-reply. Garbage: the stream cannot be trusted.
+    const bool torn = ClassifyFailure(rs) == FailureKind::kStreamTruncated;
+    const std::string how = Reap(/*kill_first=*/!torn);
+    if (torn) return Dead(how + " (" + rs.message() + ")");
     death_ = "protocol error: " + rs.message();
     return Status::Corruption("board protocol (op " + op + "): " + rs.message());
   }
-  Json h = Json::parse(resp->header, nullptr, /*allow_exceptions=*/false);
-  if (h.is_discarded() || !h.is_object()) {
-    return Status::Corruption("board protocol (op " + op + "): response header is not JSON");
+  Result<nlohmann::ordered_json> parsed = ParseJsonText(resp->header, "response header");
+  if (!parsed.ok() || !parsed->is_object()) {
+    return Status::Corruption("board protocol (op " + op + "): response header is not a JSON " +
+                              "object" + (parsed.ok() ? "" : ": " + parsed.status().message()));
   }
+  Json h = *parsed;
   uint64_t rid = 0;
   bool ok = false;
   Status s = wire::GetU64(h, "response", "id", &rid);
   if (s.ok()) s = wire::GetBool(h, "response", "ok", &ok);
   if (!s.ok()) return Status::Corruption("board protocol (op " + op + "): " + s.message());
   if (!ok) {
-    return wire::StatusFromJson(h.contains("error") ? h["error"] : Json());
+    auto e = h.find("error");
+    return wire::StatusFromJson(e != h.end() ? *e : Json());
   }
   if (rid != id) {
     return Status::Corruption("board protocol (op " + op + "): response id " +
                               std::to_string(rid) + ", expected " + std::to_string(id));
   }
-  return Reply{std::move(resp->header), std::move(resp->payload)};
+  return Reply{std::move(h), std::move(resp->payload)};
 }
 
 Result<BoardIdentity> RemoteBoard::Identify() {
-  Result<Reply> r = Call("identify", Json::object(), {}, options_.request_timeout_ms);
-  if (!r.ok()) return r.status();
-  const Json h = Json::parse(r->header);
+  CTTE_ASSIGN_OR_RETURN(const Reply r,
+                        Call("identify", Json::object(), {}, options_.request_timeout_ms));
+  CTTE_ASSIGN_OR_RETURN(const Json* j, Member(r.header, "identify", "identity"));
   BoardIdentity id;
-  if (!h.contains("identity")) return Status::Corruption("identify response: identity missing");
-  CTTE_RETURN_IF_ERROR(wire::FromJson(h["identity"], "identity", &id));
+  CTTE_RETURN_IF_ERROR(wire::FromJson(*j, "identity", &id));
   id.kind = "remote:" + id.kind;
   return id;
 }
@@ -242,75 +167,70 @@ Result<DeployReceipt> RemoteBoard::Deploy(const DeployRequest& request) {
   std::vector<uint8_t> bytes = request.bytes;
   if (bytes.empty()) {
     // The target is another process: ship the image itself, never just a path.
-    Result<std::vector<uint8_t>> file = ReadFileBytes(request.path);
-    if (!file.ok()) return file.status();
-    bytes = std::move(*file);
+    CTTE_ASSIGN_OR_RETURN(bytes, ReadFileBytes(request.path));
   }
   Json f{{"name", request.name},
          {"expected_sha256", request.expected_sha256},
-         {"expected_build_id", wire::HexU64(request.expected_build_id)}};
-  Result<Reply> r = Call("deploy", std::move(f), std::move(bytes), options_.deploy_timeout_ms);
-  if (!r.ok()) return r.status();
-  const Json h = Json::parse(r->header);
+         {"expected_build_id", Hex64(request.expected_build_id)}};
+  CTTE_ASSIGN_OR_RETURN(const Reply r, Call("deploy", std::move(f), std::move(bytes),
+                                            options_.deploy_timeout_ms));
+  CTTE_ASSIGN_OR_RETURN(const Json* j, Member(r.header, "deploy", "receipt"));
   DeployReceipt receipt;
-  if (!h.contains("receipt")) return Status::Corruption("deploy response: receipt missing");
-  CTTE_RETURN_IF_ERROR(wire::FromJson(h["receipt"], "receipt", &receipt));
+  CTTE_RETURN_IF_ERROR(wire::FromJson(*j, "receipt", &receipt));
   return receipt;
 }
 
 Result<uint64_t> RemoteBoard::SetClock(ClockDomain domain, uint64_t hz) {
-  Result<Reply> r = Call("set_clock", Json{{"domain", ClockDomainName(domain)}, {"hz", hz}}, {},
-                         options_.request_timeout_ms);
-  if (!r.ok()) return r.status();
+  CTTE_ASSIGN_OR_RETURN(const Reply r,
+                        Call("set_clock", Json{{"domain", ClockDomainName(domain)}, {"hz", hz}},
+                             {}, options_.request_timeout_ms));
   uint64_t v = 0;
-  CTTE_RETURN_IF_ERROR(wire::GetU64(Json::parse(r->header), "response", "hz", &v));
+  CTTE_RETURN_IF_ERROR(wire::GetU64(r.header, "response", "hz", &v));
   return v;
 }
 
 Result<uint64_t> RemoteBoard::ReadClock(ClockDomain domain) {
-  Result<Reply> r = Call("read_clock", Json{{"domain", ClockDomainName(domain)}}, {},
-                         options_.request_timeout_ms);
-  if (!r.ok()) return r.status();
+  CTTE_ASSIGN_OR_RETURN(const Reply r, Call("read_clock", Json{{"domain", ClockDomainName(domain)}},
+                                            {}, options_.request_timeout_ms));
   uint64_t v = 0;
-  CTTE_RETURN_IF_ERROR(wire::GetU64(Json::parse(r->header), "response", "hz", &v));
+  CTTE_RETURN_IF_ERROR(wire::GetU64(r.header, "response", "hz", &v));
   return v;
 }
 
 Status RemoteBoard::WriteReg(uint32_t offset, uint32_t value) {
-  Result<Reply> r = Call("write_reg", Json{{"offset", offset}, {"value", value}}, {},
-                         options_.request_timeout_ms);
-  return r.status();
+  return Call("write_reg", Json{{"offset", offset}, {"value", value}}, {},
+              options_.request_timeout_ms)
+      .status();
 }
 
 Result<uint32_t> RemoteBoard::ReadReg(uint32_t offset) {
-  Result<Reply> r = Call("read_reg", Json{{"offset", offset}}, {}, options_.request_timeout_ms);
-  if (!r.ok()) return r.status();
+  CTTE_ASSIGN_OR_RETURN(const Reply r, Call("read_reg", Json{{"offset", offset}}, {},
+                                            options_.request_timeout_ms));
   uint32_t v = 0;
-  CTTE_RETURN_IF_ERROR(wire::GetU32(Json::parse(r->header), "response", "value", &v));
+  CTTE_RETURN_IF_ERROR(wire::GetU32(r.header, "response", "value", &v));
   return v;
 }
 
 Result<Capture> RemoteBoard::Run(const RunPlan& plan) {
-  Result<Reply> r = Call("run", Json{{"plan", wire::ToJson(plan)}}, {}, options_.run_timeout_ms);
-  if (!r.ok()) return r.status();
-  const Json h = Json::parse(r->header);
+  CTTE_ASSIGN_OR_RETURN(Reply r, Call("run", Json{{"plan", wire::ToJson(plan)}}, {},
+                                      options_.run_timeout_ms));
+  CTTE_ASSIGN_OR_RETURN(const Json* j, Member(r.header, "run", "capture"));
   Capture c;
-  if (!h.contains("capture")) return Status::Corruption("run response: capture missing");
-  CTTE_RETURN_IF_ERROR(wire::FromJson(h["capture"], "capture", &c));
-  c.bytes = std::move(r->payload);
+  CTTE_RETURN_IF_ERROR(wire::FromJson(*j, "capture", &c));
+  c.bytes = std::move(r.payload);
   return c;
 }
 
-Status RemoteBoard::Shutdown() {
+Status RemoteBoard::ShutdownWithin(int timeout_ms) {
   if (fd_ < 0) return Status::Ok();
-  Result<Reply> r = Call("shutdown", Json::object(), {}, options_.request_timeout_ms);
+  const Status s = Call("shutdown", Json::object(), {}, timeout_ms).status();
   if (fd_ >= 0) Reap(/*kill_first=*/false);
-  return r.status();
+  return s;
 }
 
 Status RemoteBoard::Respawn() {
-  if (fd_ >= 0 || pid_ > 0) Reap(/*kill_first=*/true);
-  if (pid_ < 0 && options_.board_path.empty()) {
+  if (fd_ >= 0 || (child_ != nullptr && child_->running())) Reap(/*kill_first=*/true);
+  if (options_.board_path.empty()) {
     return Status::InvalidArgument("this RemoteBoard has no child to respawn");
   }
   return StartChild();

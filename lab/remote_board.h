@@ -1,23 +1,23 @@
-// RemoteBoard: a Board reached through the board protocol. Spawn() runs `ctte-board --stdio`
-// as a child process (fork/exec; a socketpair carries the protocol, a pipe carries stderr) and
-// supervises it: every request has a timeout; if the child dies (signal, exit, closed stream)
-// or hangs, the request returns a Status that ClassifyFailure() reports as kBoardDied or
-// kBoardTimeout (kRtlAssertion when the child's stderr shows an RTL assertion or $fatal), the
-// child is reaped, and the parent carries on. Respawn() starts a fresh child.
+// RemoteBoard: a Board reached through the board protocol (docs/board-protocol.md). Spawn()
+// runs `ctte-board --stdio` as a supervised child process (lab/child_process.h) and talks to it
+// over the child's socketpair: every request has a timeout; if the child dies (signal, exit,
+// closed stream) or hangs, the request returns a Status of kind kBoardDied or kBoardTimeout
+// (lab/failure.h; kRtlAssertion when the dead child's stderr shows an RTL assertion or $fatal),
+// the child is reaped, and the parent carries on. Respawn() starts a fresh child. Connect()
+// talks over a stream someone else set up (no child to supervise).
 //
-// Threading: one thread at a time (a background thread only collects the child's stderr).
+// Threading: one thread at a time.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
 #include <sys/types.h>
 
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "lab/board.h"
+#include "lab/child_process.h"
 #include "lab/protocol.h"
 
 namespace ctte::lab {
@@ -36,6 +36,7 @@ class RemoteBoard : public Board {
   static Result<std::unique_ptr<RemoteBoard>> Spawn(const RemoteBoardOptions& options);
   /// Talks over an already connected stream (no child to supervise; the fd is owned).
   static std::unique_ptr<RemoteBoard> Connect(int fd, const RemoteBoardOptions& options);
+  /// Asks a child to exit (5 s), then reaps it.
   ~RemoteBoard() override;
 
   Result<BoardIdentity> Identify() override;
@@ -47,40 +48,35 @@ class RemoteBoard : public Board {
   Result<Capture> Run(const RunPlan& plan) override;
 
   /// Asks the child to exit, waits for it; kills it after a grace period.
-  Status Shutdown();
+  Status Shutdown() { return ShutdownWithin(options_.request_timeout_ms); }
   /// Kills any current child and starts a fresh one (state: power-on, no image).
   Status Respawn();
   bool alive() const { return fd_ >= 0; }
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_ != nullptr ? child_->pid() : -1; }
 
   // Extra methods (for testing): send a raw op (e.g. "TEST_abort") and wait for the answer.
   Status TEST_Request(const std::string& op, int timeout_ms);
 
  private:
-  struct Reply {
-    std::string header;  // JSON text
-    std::vector<uint8_t> payload;
-  };
-  explicit RemoteBoard(RemoteBoardOptions options) : options_(std::move(options)) {}
+  struct Reply;  // the response header (parsed JSON) and payload
+  explicit RemoteBoard(RemoteBoardOptions options);
   Status StartChild();
-  /// Sends {"v","id","op"} + fields, waits for the reply with the same id.
+  Status ShutdownWithin(int timeout_ms);
+  /// Sends {"v","id","op"} + fields, waits for the reply with the same id; a reply with
+  /// "ok": false becomes its error's Status (kind included).
   Result<Reply> Call(const std::string& op, nlohmann::json fields, std::vector<uint8_t> payload,
                      int timeout_ms);
   /// Closes the stream, reaps the child; returns how it ended ("signal 6 (SIGABRT)").
   std::string Reap(bool kill_first);
-  std::string StderrTail();
+  /// The Status for a child that ended `how` (kBoardDied, or kRtlAssertion by its stderr).
   Status Dead(const std::string& how);
 
   RemoteBoardOptions options_;
   int fd_ = -1;
-  pid_t pid_ = -1;
-  int stderr_fd_ = -1;
+  std::unique_ptr<ChildProcess> child_;
   std::unique_ptr<FrameReader> reader_;
   uint64_t next_id_ = 1;
   std::string death_;  ///< why the last child ended, for later calls
-  std::thread stderr_thread_;
-  std::mutex stderr_mu_;
-  std::string stderr_buf_;  ///< the last few KiB of the child's stderr
 };
 
 }  // namespace ctte::lab

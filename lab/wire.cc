@@ -4,8 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
-#include <cstdlib>
 
 namespace ctte::lab::wire {
 
@@ -23,26 +21,6 @@ Status Missing(const std::string& path, const char* key, bool required) {
   return Status::InvalidArgument(Sub(path, key) + ": missing");
 }
 }  // namespace
-
-std::string HexU64(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-Result<uint64_t> ParseHexU64(const std::string& s, const std::string& path) {
-  std::string t = s;
-  if (t.rfind("0x", 0) == 0 || t.rfind("0X", 0) == 0) t = t.substr(2);
-  if (t.empty() || t.size() > 16) {
-    return Status::InvalidArgument(path + ": expected up to 16 hex digits, got '" + s + "'");
-  }
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(t.c_str(), &end, 16);
-  if (*end != '\0') {
-    return Status::InvalidArgument(path + ": expected hex digits, got '" + s + "'");
-  }
-  return static_cast<uint64_t>(v);
-}
 
 Status GetU64(const Json& j, const std::string& path, const char* key, uint64_t* out,
               bool required) {
@@ -144,7 +122,7 @@ Status FromJson(const Json& j, const std::string& path, BoardIdentity* out) {
 }
 
 Json ToJson(const DeployReceipt& v) {
-  return Json{{"sha256", v.sha256},   {"build_id", HexU64(v.build_id)},
+  return Json{{"sha256", v.sha256},   {"build_id", Hex64(v.build_id)},
               {"profile", v.profile}, {"caps", v.caps},
               {"stored_path", v.stored_path}, {"size", v.size}};
 }
@@ -153,9 +131,7 @@ Status FromJson(const Json& j, const std::string& path, DeployReceipt* out) {
   CTTE_RETURN_IF_ERROR(GetStr(j, path, "sha256", &out->sha256));
   std::string bid;
   CTTE_RETURN_IF_ERROR(GetStr(j, path, "build_id", &bid));
-  Result<uint64_t> b = ParseHexU64(bid, Sub(path, "build_id"));
-  if (!b.ok()) return b.status();
-  out->build_id = *b;
+  CTTE_ASSIGN_OR_RETURN(out->build_id, ParseHex64(bid, Sub(path, "build_id")));
   CTTE_RETURN_IF_ERROR(GetU32(j, path, "profile", &out->profile, false));
   CTTE_RETURN_IF_ERROR(GetU32(j, path, "caps", &out->caps, false));
   CTTE_RETURN_IF_ERROR(GetStr(j, path, "stored_path", &out->stored_path, false));
@@ -325,15 +301,13 @@ Status FromJson(const Json& j, const std::string& path, Capture* out) {
 }
 
 Json StatusToJson(const Status& s) {
-  return Json{{"code", Status::CodeName(s.code())}, {"message", s.message()}};
+  return Json{{"code", Status::CodeName(s.code())},
+              {"kind", FailureKindName(ClassifyFailure(s))},
+              {"message", s.message()}};
 }
 
-Status StatusFromJson(const Json& j) {
-  std::string code = "Internal", msg = "(no message)";
-  if (j.is_object()) {
-    if (j.contains("code") && j["code"].is_string()) code = j["code"].get<std::string>();
-    if (j.contains("message") && j["message"].is_string()) msg = j["message"].get<std::string>();
-  }
+namespace {
+Status StatusOfCode(const std::string& code, const std::string& msg) {
   if (code == "NotFound") return Status::NotFound(msg);
   if (code == "Corruption") return Status::Corruption(msg);
   if (code == "IOError") return Status::IOError(msg);
@@ -342,6 +316,23 @@ Status StatusFromJson(const Json& j) {
   if (code == "Unavailable") return Status::Unavailable(msg);
   if (code == "Internal") return Status::Internal(msg);
   return Status::Internal(code + ": " + msg);
+}
+}  // namespace
+
+Status StatusFromJson(const Json& j) {
+  std::string code = "Internal", msg = "(no message)", kind = "other";
+  if (j.is_object()) {
+    if (const Json* c = Field(j, "code"); c != nullptr && c->is_string()) {
+      code = c->get<std::string>();
+    }
+    if (const Json* k = Field(j, "kind"); k != nullptr && k->is_string()) {
+      kind = k->get<std::string>();
+    }
+    if (const Json* m = Field(j, "message"); m != nullptr && m->is_string()) {
+      msg = m->get<std::string>();
+    }
+  }
+  return WithFailureKind(StatusOfCode(code, msg), ParseFailureKind(kind));
 }
 
 }  // namespace ctte::lab::wire

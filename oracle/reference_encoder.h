@@ -7,12 +7,14 @@
 #include <vector>
 
 #include "oracle/retired.h"
+#include "regmap/registers.h"
 
 namespace ctte::oracle {
 
 struct Message;
 
-enum class TraceMode : uint8_t { kBtm = 3, kHtm = 6 };  ///< trTeInstMode values
+/// trTeInstMode values (regmap/regmap.json).
+enum class TraceMode : uint8_t { kBtm = reg::kInstModeBtm, kHtm = reg::kInstModeHtm };
 
 struct EncoderConfig {
   TraceMode mode = TraceMode::kHtm;

@@ -13,6 +13,8 @@
 #include <map>
 #include <tuple>
 
+#include "base/json.h"
+
 namespace ctte::reports {
 namespace {
 
@@ -20,11 +22,9 @@ using Json = nlohmann::ordered_json;
 
 Result<Json> ParseColumn(const std::string& text, int64_t run_id, const char* column) {
   if (text.empty()) return Json();
-  try {
-    return Json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    return Status::Corruption("run " + std::to_string(run_id) + ": " + column + ": " + e.what());
-  }
+  Result<Json> j = ParseJsonText(text, "run " + std::to_string(run_id) + " " + column);
+  if (!j.ok()) return Status::Corruption(j.status().message());
+  return j;
 }
 
 std::optional<double> Number(const Json& j, const char* key) {

@@ -7,6 +7,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "base/text.h"
+
 namespace ctte::runner {
 namespace {
 
@@ -103,33 +105,12 @@ class Reader {
 
 }  // namespace
 
-std::string SeedHex(uint64_t seed) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, seed);
-  return buf;
-}
+std::string SeedHex(uint64_t seed) { return Hex64(seed); }
 
 std::optional<uint64_t> ParseSeedText(std::string_view text) {
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    std::string_view hex = text.substr(2);
-    if (hex.empty() || hex.size() > 16) return std::nullopt;
-    uint64_t v = 0;
-    for (char c : hex) {
-      if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
-      const int d = std::isdigit(static_cast<unsigned char>(c))
-                        ? c - '0'
-                        : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10;
-      v = (v << 4) | static_cast<uint64_t>(d);
-    }
-    return v;
-  }
-  if (text.size() == 20 && text > "18446744073709551615") return std::nullopt;
-  if (text.size() == 20) {
-    auto head = ParseDecimal(text.substr(0, 19));
-    if (!head) return std::nullopt;
-    return *head * 10 + static_cast<uint64_t>(text[19] - '0');
-  }
-  return ParseDecimal(text);
+  Result<uint64_t> v = ParseU64Text(text, "seed");
+  if (!v.ok()) return std::nullopt;
+  return *v;
 }
 
 std::optional<Backpressure> ParseBackpressure(std::string_view text, std::string* reason) {

@@ -1,12 +1,5 @@
-// RunSoak: a scheduler shared by one worker thread per board.
-//
-// How: the scheduler hands out run indices in increasing order, skipping indices the campaign
-// row already finished (resume). A determinism twin whose original is still running waits in a
-// deferred set; once the original is done it goes to another board when another worker is still
-// in the loop. Image affinity: a board holds one image at a time (one fabric slot), so a board
-// first takes pending runs of the image it holds, and passes over (defers, at most
-// kAffinityLookahead at a time) fresh runs of another image that some other board holds;
-// those go to that board. Every index is still run exactly once.
+// RunSoak: one worker thread per board, fed by a Scheduler (runner/scheduler.h: resume
+// skipping, twins after their originals, image affinity; every index exactly once).
 //
 // Each worker owns a RemoteBoard child wrapped in a SoakBoard (one deploy per image
 // per board; a record of each run), its own Database connection, and writes each outcome with
@@ -17,10 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <ctime>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,9 +20,11 @@
 
 #include "base/files.h"
 #include "base/sha256.h"
+#include "base/text.h"
 #include "db/database.h"
 #include "runner/campaign_spec.h"
 #include "runner/draw.h"
+#include "runner/scheduler.h"
 #include "runner/soak_boards.h"
 
 namespace ctte::runner {
@@ -40,15 +32,17 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-std::string NowIso() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+void Count(RunStatus s, SoakCounts* c) {
+  ++c->done;
+  switch (s) {
+    case RunStatus::kGreen: ++c->green; break;
+    case RunStatus::kRed: ++c->red; break;
+    case RunStatus::kInvalid: ++c->invalid; break;
+    case RunStatus::kInfra: ++c->infra; break;
+  }
 }
 
+// A stored run row (never "planned") counted as its status.
 void Count(db::RunStatus s, SoakCounts* c) {
   ++c->done;
   switch (s) {
@@ -58,145 +52,6 @@ void Count(db::RunStatus s, SoakCounts* c) {
     default: ++c->infra; break;
   }
 }
-
-class Scheduler {
- public:
-  Scheduler(const CampaignSpec& spec, std::set<uint64_t> done_before, unsigned workers)
-      : spec_(spec), done_before_(std::move(done_before)), active_(workers) {}
-
-  void SetLimit(uint64_t runs) { limit_ = runs; }
-  void SetDeadline(SteadyClock::time_point t) { deadline_ = t; }
-
-  /// The next index for `board`, which holds `loaded_image` ("" when none yet), or nullopt
-  /// when this worker should stop.
-  std::optional<uint64_t> Next(unsigned board, const std::string& loaded_image) {
-    std::unique_lock<std::mutex> lk(mu_);
-    loaded_[board] = loaded_image;
-    while (true) {
-      if (stop_) return std::nullopt;
-      // Deferred runs of the image this board holds first, then any deferred run that no
-      // other board holding its image is free to take.
-      for (int pass = 0; pass < 2; ++pass) {
-        for (auto it = deferred_.begin(); it != deferred_.end(); ++it) {
-          if (!Pickable(*it, board)) continue;
-          if (pass == 0 && ImageOf(*it) != loaded_image) continue;
-          if (pass == 1 && BetterBoard(*it, board) && !FreshExhausted()) continue;
-          const uint64_t i = *it;
-          deferred_.erase(it);
-          passed_.erase(i);
-          in_flight_[i] = board;
-          loaded_[board] = ImageOf(i);  // the board holds run i's image from now on
-          return i;
-        }
-      }
-      const bool time_left = !deadline_ || SteadyClock::now() < *deadline_;
-      while (time_left && !FreshExhausted()) {
-        const uint64_t i = next_fresh_++;
-        if (done_before_.count(i)) continue;
-        if (!loaded_image.empty() && ImageOf(i) != loaded_image && BetterBoard(i, board) &&
-            passed_.size() < kAffinityLookahead) {
-          passed_.insert(i);  // another board holds this image: leave it to that board
-          deferred_.insert(i);
-          continue;
-        }
-        if (Pickable(i, board)) {
-          in_flight_[i] = board;
-          loaded_[board] = ImageOf(i);  // the board holds run i's image from now on
-          return i;
-        }
-        deferred_.insert(i);
-      }
-      if (time_left && FreshExhausted()) {
-        // Nothing fresh is left: take any pickable deferred run rather than wait.
-        for (auto it = deferred_.begin(); it != deferred_.end(); ++it) {
-          if (!Pickable(*it, board)) continue;
-          const uint64_t i = *it;
-          deferred_.erase(it);
-          passed_.erase(i);
-          in_flight_[i] = board;
-          loaded_[board] = ImageOf(i);  // the board holds run i's image from now on
-          return i;
-        }
-      }
-      // Under a spent budget deferred runs are not started (a resume runs them later).
-      if (deferred_.empty() || !time_left) return std::nullopt;
-      cv_.wait(lk);
-    }
-  }
-
-  void Finish(uint64_t index, unsigned board, std::optional<BoardRunRecord> record) {
-    std::lock_guard<std::mutex> lk(mu_);
-    in_flight_.erase(index);
-    finished_by_[index] = board;
-    if (record && IsTwin(spec_, index + 1)) records_[index] = std::move(*record);
-    cv_.notify_all();
-  }
-
-  std::optional<BoardRunRecord> TakeRecord(uint64_t original) {
-    std::lock_guard<std::mutex> lk(mu_);
-    auto it = records_.find(original);
-    if (it == records_.end()) return std::nullopt;
-    BoardRunRecord r = std::move(it->second);
-    records_.erase(it);
-    return r;
-  }
-
-  void WorkerExits(unsigned board) {
-    std::lock_guard<std::mutex> lk(mu_);
-    loaded_.erase(board);
-    --active_;
-    cv_.notify_all();
-  }
-
-  void Stop() {
-    std::lock_guard<std::mutex> lk(mu_);
-    stop_ = true;
-    cv_.notify_all();
-  }
-
- private:
-  static constexpr uint64_t kAffinityLookahead = 16;
-
-  // Called with mu_ held.
-  bool FreshExhausted() const { return limit_ && next_fresh_ >= *limit_; }
-  const std::string& ImageOf(uint64_t i) {
-    auto it = images_.find(i);
-    if (it == images_.end()) it = images_.emplace(i, Draw(spec_, i).image).first;
-    return it->second;
-  }
-  /// Another active board holds run i's image and may take run i.
-  bool BetterBoard(uint64_t i, unsigned board) {
-    const std::string& image = ImageOf(i);
-    for (const auto& [b, img] : loaded_) {
-      if (b != board && img == image && Pickable(i, b)) return true;
-    }
-    return false;
-  }
-  bool Pickable(uint64_t i, unsigned board) const {
-    if (!IsTwin(spec_, i)) return true;
-    const uint64_t original = i - 1;
-    if (in_flight_.count(original)) return false;
-    auto by = finished_by_.find(original);
-    // On another board when another worker is still taking runs.
-    return by == finished_by_.end() || by->second != board || active_ <= 1;
-  }
-
-  const CampaignSpec& spec_;
-  const std::set<uint64_t> done_before_;
-  std::optional<uint64_t> limit_;
-  std::optional<SteadyClock::time_point> deadline_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  uint64_t next_fresh_ = 0;
-  std::set<uint64_t> deferred_;
-  std::map<uint64_t, unsigned> in_flight_, finished_by_;
-  std::map<uint64_t, BoardRunRecord> records_;
-  std::map<uint64_t, std::string> images_;   ///< drawn image per index (cache)
-  std::map<unsigned, std::string> loaded_;   ///< image each active board holds
-  std::set<uint64_t> passed_;                ///< deferred for affinity, not yet taken
-  unsigned active_;
-  bool stop_ = false;
-};
 
 struct Shared {
   const SoakOptions* options = nullptr;
@@ -263,11 +118,7 @@ class Worker {
   RunOutcome Execute(const RunConfig& config) {
     Result<PreparedRun> prepared = PrepareRun(config, s_->options->execute);
     if (!prepared.ok()) {
-      RunOutcome out;
-      out.config = config;
-      out.status = db::RunStatus::kInfra;
-      out.status_reason = "prepare: " + prepared.status().ToString();
-      return out;
+      return PrepareFailedOutcome(config, prepared.status());
     }
     if (manifest_text_.count(prepared->manifest.sha256) == 0) {
       Result<std::string> text = ReadFileText(prepared->manifest.manifest_path);
@@ -290,12 +141,10 @@ class Worker {
   // Runs, retries an infra outcome once on a fresh board, stores. False: stop this worker.
   bool RunIndex(uint64_t index) {
     const RunConfig config = Draw(*s_->spec, index);
-    const std::string started = NowIso();
+    const std::string started = NowIsoUtc();
     RunOutcome out = Execute(config);
     // A board failure is retried; a refusal that a fresh board would repeat is not.
-    const bool retry = out.status == db::RunStatus::kInfra &&
-                       !out.status_reason.starts_with("prepare: ") &&
-                       !out.status_reason.starts_with("closure gate: ");
+    const bool retry = out.status == RunStatus::kInfra && IsRetryable(out.cause);
     if (retry) {
       {
         std::lock_guard<std::mutex> lk(s_->mu);
@@ -306,7 +155,7 @@ class Worker {
       } else {
         out.status_reason += "; respawn failed: " + st.ToString();
       }
-      if (out.status == db::RunStatus::kInfra) (void)Respawn();  // leave a fresh board behind
+      if (out.status == RunStatus::kInfra) (void)Respawn();  // leave a fresh board behind
     }
     std::optional<BoardRunRecord> record = board_->TakeRecord();
 
@@ -315,8 +164,7 @@ class Worker {
     rec.board_id = board_id_;
     rec.started_at = started;
     const bool keep_bytes = s_->options->store_all_streams ||
-                            out.status == db::RunStatus::kRed ||
-                            out.status == db::RunStatus::kInvalid;
+                            out.status == RunStatus::kRed || out.status == RunStatus::kInvalid;
     if (!out.image_sha256.empty() && images_.insert(out.image_sha256).second) {
       db::ImageRecord image{out.image_name, out.image_sha256, out.build_id,
                             manifest_text_[out.image_sha256]};
@@ -390,16 +238,6 @@ Result<db::CampaignSummary> FindCampaign(db::Database& db, const std::string& wh
 
 }  // namespace
 
-db::RunRecord StoredRunRecord(const RunOutcome& out) {
-  db::RunRecord rec = out.ToRunRecord();
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  if (!out.metrics_json.empty()) j = nlohmann::ordered_json::parse(out.metrics_json);
-  if (!out.status_reason.empty()) j["status_reason"] = out.status_reason;
-  rec.metrics_json = j.empty() ? std::string() : j.dump();
-  if (rec.image_name.empty()) rec.image_name = out.config.image;
-  return rec;
-}
-
 Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& progress) {
   if (options.boards == 0) return Status::InvalidArgument("--boards must be at least 1");
   Result<std::string> text = ReadFileText(options.spec_path);
@@ -447,7 +285,7 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
     summary.campaign_id = c->id;
   } else {
     Result<int64_t> id = db.UpsertCampaign(
-        {spec.name, spec.description, spec.seed, spec_text, NowIso()});
+        {spec.name, spec.description, spec.seed, spec_text, NowIsoUtc()});
     if (!id.ok()) return id.status();
     summary.campaign_id = *id;
   }
@@ -456,7 +294,10 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   if (!rows.ok()) return rows.status();
   std::set<uint64_t> done;
   for (const db::RunRow& r : *rows) {
-    if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned) done.insert(r.run.index);
+    if (!r.run.replay_of && r.run.status != db::RunStatus::kPlanned &&
+        InShard(options.shard, r.run.index)) {
+      done.insert(r.run.index);  // other shards' runs are not this session's business
+    }
   }
   if (options.resume.empty() && !done.empty()) {
     return Status::InvalidArgument(
@@ -475,10 +316,13 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   shared.start = SteadyClock::now();
   unsigned workers = options.boards;
   if (spec.runs) {
-    for (uint64_t i = 0; i < *spec.runs; ++i) shared.total += done.count(i) ? 0 : 1;
+    for (uint64_t i = 0; i < *spec.runs; ++i) {
+      shared.total += done.count(i) || !InShard(options.shard, i) ? 0 : 1;
+    }
     if (shared.total < workers) workers = static_cast<unsigned>(std::max<uint64_t>(shared.total, 1));
   }
-  Scheduler scheduler(spec, done, workers);
+  Scheduler scheduler = Scheduler::ForSpec(spec, done, workers);
+  scheduler.SetShard(options.shard);
   if (spec.runs) scheduler.SetLimit(*spec.runs);
   if (spec.budget_seconds) {
     scheduler.SetDeadline(shared.start + std::chrono::seconds(*spec.budget_seconds));

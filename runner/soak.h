@@ -7,10 +7,13 @@
 //    moment therefore loses no committed run and leaves no half run.
 //  - Resume: the runs already finished in the campaign row are skipped; every other index is
 //    drawn and run exactly as the uninterrupted campaign would have (Draw is a pure function).
-//  - A determinism twin (Draw sets twin_of) starts only after the run it repeats finished, on
-//    another board when there is one; it is judged against that run's capture (PlaybackBoard),
-//    or, after a resume lost it, against a fresh run of the same plan on this board.
-//  - An infra outcome is retried once on a respawned board, then stored as infra.
+//  - A determinism twin (Draw sets twin_of) never starts while the run it repeats is in flight,
+//    and goes to another board when there is one (runner/scheduler.h). It is judged against
+//    that run's capture (PlaybackBoard), or, when there is none (a resume lost it, or the twin
+//    started first), against a fresh run of the same plan on this board.
+//  - An infra outcome is retried once on a respawned board, then stored as infra, unless a fresh
+//    board would repeat it (IsRetryable(InfraCause): not for kPrepare or kClosureGate).
+//  - Scheduling (resume skipping, twin ordering, image affinity) is runner/scheduler.h.
 //  - Each board is a RemoteBoard child process (`ctte-board --stdio`) driven by one thread;
 //    each thread has its own Database connection.
 #pragma once
@@ -25,6 +28,7 @@
 #include "db/records.h"
 #include "lab/remote_board.h"
 #include "runner/execute.h"
+#include "runner/shard.h"
 
 namespace ctte::runner {
 
@@ -37,6 +41,7 @@ struct SoakOptions {
   std::string resume;                      ///< campaign id or name; "" = a new campaign
   std::optional<uint64_t> seed;            ///< overrides the spec's campaign seed
   bool store_all_streams = false;
+  ShardSpec shard;                         ///< run only this shard's indices (runner/shard.h)
   ExecuteOptions execute;
   lab::RemoteBoardOptions board;
 
@@ -57,7 +62,7 @@ struct SoakRunEvent {
   uint64_t seed = 0;
   int64_t run_id = 0;
   unsigned board = 0;             ///< 0-based board slot
-  db::RunStatus status = db::RunStatus::kInfra;
+  RunStatus status = RunStatus::kInfra;
   std::string reason;
   std::optional<uint64_t> twin_of;
   double wall_seconds = 0;
@@ -76,11 +81,6 @@ struct SoakSummary {
   double elapsed_seconds = 0;
   std::string fatal;              ///< why the soak stopped early ("" = it did not)
 };
-
-/// The run row stored for an outcome: ToRunRecord() with the status reason added to
-/// metrics_json as "status_reason" (the run row has no column of its own for it). The caller
-/// sets campaign_id, board_id, started_at and replay_of.
-db::RunRecord StoredRunRecord(const RunOutcome& outcome);
 
 using SoakProgressFn = std::function<void(const SoakRunEvent&)>;
 

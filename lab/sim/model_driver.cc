@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "base/check.h"
-#include "lab/board.h"
+#include "lab/failure.h"
 #include "regmap/registers.h"
 
 namespace ctte::lab {

@@ -15,12 +15,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 
 #include "base/files.h"
 #include "base/random.h"
 #include "base/sha256.h"
+#include "base/text.h"
 #include "lab/capture_ring.h"
 #include "regmap/registers.h"
 #include "lab/sink_pattern.h"
@@ -30,11 +32,6 @@
 namespace ctte::lab {
 
 namespace {
-std::string Hex64(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 // Fabric cycles between the stop write and the first trTeEmpty sample.
 constexpr int kEmptyPollLatency = 4;
 
@@ -59,7 +56,7 @@ Result<std::unique_ptr<SimBoard>> SimBoard::Create(const SimBoardOptions& option
     b->slot_dir_ = options.slot_dir;
   }
   if (b->options_.serial.empty()) {
-    static int boards = 0;
+    static std::atomic<int> boards{0};  // boards may be created from several threads
     b->options_.serial = "sim-" + std::to_string(::getpid()) + "-" + std::to_string(boards++);
   }
   return b;

@@ -1,4 +1,6 @@
-// Protocol-neutral front end of the CTTE encoder (docs/encoder-behaviour.md sections 3-6).
+// Front end of the CTTE encoder (docs/encoder-behaviour.md sections 3-6). It is not
+// protocol-neutral: it forms the N-Trace message records itself (constructors in ctte_pkg), so
+// there is no separate message generator; the packer only serialises them.
 //
 // What: per ingress beat it forms the list R of message records (at most three) in the order
 // the contract gives: window-open sync (SYNC=5), the owed indirect message or the periodic sync
@@ -14,6 +16,7 @@
 // close is waiting; a beat is traced only in such a cycle.
 module ctte_frontend
   import ctte_pkg::*;
+  import ctte_regmap_pkg::*;
 #(
   parameter int unsigned QFreeBits = 5
 ) (
@@ -62,11 +65,12 @@ module ctte_frontend
   logic                htm_q, htm_d;          // mode latched when the window opened
 
   logic win_cond;
-  assign win_cond = cfg_active & cfg_enable & cfg_tracing & (cfg_mode != 3'd0);
+  assign win_cond = cfg_active & cfg_enable & cfg_tracing & (cfg_mode != InstModeOff);
 
+  // A retiring beat whose target the decoder cannot infer (owes an indirect message).
   function automatic logic is_uninferable_retiring(logic [3:0] t);
-    return t == 4'd3 || t == 4'd6 || t == 4'd8 || t == 4'd10 || t == 4'd12 || t == 4'd13 ||
-           t == 4'd14;
+    return t inside {ItypeTrapReturn, ItypeUninferableJump, ItypeIndirectCall, ItypeIndirectJump,
+                     ItypeCoroutineSwap, ItypeReturn, ItypeOtherIndirectLink};
   endfunction
 
   rec_t r [3];
@@ -131,13 +135,13 @@ module ctte_frontend
     hist_sh = '0;
     period_shift = {2'b0, cfg_sync_max} + 6'd4;
     period = 33'd1 << period_shift;
-    htm = open_q ? htm_q : (cfg_mode == 3'd6);
+    htm = open_q ? htm_q : (cfg_mode == InstModeHtm);
 
     if (closing) begin
       // Section 5: the close's records wait for room; no beat is traced meanwhile.
       if (lost_q) begin
         r[0] = mk_error();
-        r[1] = mk_correlation(htm_q, '0, {{(HistBits - 1){1'b0}}, 1'b1});
+        r[1] = mk_correlation(htm_q, '0, HistEmpty);
         n = 2'd2;
       end else begin
         r[0] = mk_correlation(htm_q, icnt_q, hist_q);
@@ -147,7 +151,7 @@ module ctte_frontend
         close_pend_d = 1'b0;
         lost_d = 1'b0;
         icnt_d = '0;
-        hist_d = {{(HistBits - 1){1'b0}}, 1'b1};
+        hist_d = HistEmpty;
         pend_d = 1'b0;
         pbtype_d = 2'd0;
         syncctr_d = '0;
@@ -160,7 +164,7 @@ module ctte_frontend
     end else if (open_eff) begin
       first = first_q | ~open_q;
       open_d = 1'b1;
-      if (!open_q) htm_d = (cfg_mode == 3'd6);
+      if (!open_q) htm_d = (cfg_mode == InstModeHtm);
       first_d = first;
       if (beat) begin
         ev_halfwords = in_iretire;
@@ -169,7 +173,7 @@ module ctte_frontend
           // Section 6: lost; announce when three entries are free, else the beat forms nothing.
           if (q_free >= QFreeBits'(3)) begin
             r[0] = mk_error();
-            r[1] = mk_prog_trace_sync(4'd7, '0, {1'b0, in_iaddr[63:1]});
+            r[1] = mk_prog_trace_sync(SyncFifoOverrun, '0, {1'b0, in_iaddr[63:1]});
             nrec = 2'd2;
             ref_w = in_iaddr;
             synced = 1'b1;
@@ -179,26 +183,27 @@ module ctte_frontend
         if (!lost_q || nrec != 2'd0) begin
           // Step 1 and 2.
           if (first) begin
-            r[nrec] = mk_prog_trace_sync(4'd5, '0, {1'b0, in_iaddr[63:1]});
+            r[nrec] = mk_prog_trace_sync(SyncTraceEnable, '0, {1'b0, in_iaddr[63:1]});
             nbeat = 2'd1;
             icnt_w = '0;
-            hist_w = {{(HistBits - 1){1'b0}}, 1'b1};
+            hist_w = HistEmpty;
             pend_w = 1'b0;
             ref_w = in_iaddr;
             synced = 1'b1;
           end else begin
-            due = (cfg_sync_mode != 2'd0) && ({1'b0, syncctr_w} >= period);
+            due = (cfg_sync_mode != SyncModeOff) && ({1'b0, syncctr_w} >= period);
             if (due) begin
               if (htm) begin
-                r[nrec] = mk_indirect_branch_hist_sync(4'd2, pend_w ? pbtype_w : 2'd0, icnt_w,
+                r[nrec] = mk_indirect_branch_hist_sync(SyncPeriodic,
+                                                       pend_w ? pbtype_w : BtypeJump, icnt_w,
                                                        {1'b0, in_iaddr[63:1]}, hist_w);
               end else begin
-                r[nrec] = mk_indirect_branch_sync(4'd2, pend_w ? pbtype_w : 2'd0, icnt_w,
-                                                  {1'b0, in_iaddr[63:1]});
+                r[nrec] = mk_indirect_branch_sync(SyncPeriodic, pend_w ? pbtype_w : BtypeJump,
+                                                  icnt_w, {1'b0, in_iaddr[63:1]});
               end
               nbeat = 2'd1;
               icnt_w = '0;
-              hist_w = {{(HistBits - 1){1'b0}}, 1'b1};
+              hist_w = HistEmpty;
               pend_w = 1'b0;
               ref_w = in_iaddr;
               synced = 1'b1;
@@ -213,37 +218,37 @@ module ctte_frontend
               nbeat = 2'd1;
               nonsync = 2'd1;
               icnt_w = '0;
-              hist_w = {{(HistBits - 1){1'b0}}, 1'b1};
+              hist_w = HistEmpty;
               pend_w = 1'b0;
               ref_w = in_iaddr;
             end
           end
           if (synced) syncctr_w = '0;
           // Step 3: the beat itself.
-          if (in_itype == 4'd1 || in_itype == 4'd2) begin
+          if (in_itype == ItypeException || in_itype == ItypeInterrupt) begin
             pend_w = 1'b1;
-            pbtype_w = (in_itype == 4'd1) ? 2'd2 : 2'd3;
+            pbtype_w = (in_itype == ItypeException) ? BtypeException : BtypeInterrupt;
           end else begin
             icnt_sum = {1'b0, icnt_w} + {{(IcntBits - 7){1'b0}}, in_iretire};
             if (icnt_sum > {1'b0, IcntMax}) begin
-              r[nrec + nbeat] = mk_resource_full(4'd0, icnt64(icnt_w));
+              r[nrec + nbeat] = mk_resource_full(RcodeIcntFull, icnt64(icnt_w));
               nbeat = nbeat + 2'd1;
               nonsync = nonsync + 2'd1;
               icnt_w = '0;
             end
             icnt_w = icnt_w + {{(IcntBits - 8){1'b0}}, in_iretire};
-            if (in_itype == 4'd4 || in_itype == 4'd5) begin
+            if (in_itype == ItypeNotTakenBranch || in_itype == ItypeTakenBranch) begin
               if (htm) begin
-                hist_sh = {hist_w[HistBits-2:0], in_itype == 4'd5};
+                hist_sh = {hist_w[HistBits-2:0], in_itype == ItypeTakenBranch};
                 if (hist_sh[HistBits-1]) begin
-                  r[nrec + nbeat] = mk_resource_full(4'd1, hist64(hist_sh));
+                  r[nrec + nbeat] = mk_resource_full(RcodeHistFull, hist64(hist_sh));
                   nbeat = nbeat + 2'd1;
                   nonsync = nonsync + 2'd1;
-                  hist_w = {{(HistBits - 1){1'b0}}, 1'b1};
+                  hist_w = HistEmpty;
                 end else begin
                   hist_w = hist_sh;
                 end
-              end else if (in_itype == 4'd5) begin
+              end else if (in_itype == ItypeTakenBranch) begin
                 r[nrec + nbeat] = mk_direct_branch(icnt_w);
                 nbeat = nbeat + 2'd1;
                 nonsync = nonsync + 2'd1;
@@ -252,12 +257,15 @@ module ctte_frontend
             end
             if (is_uninferable_retiring(in_itype)) begin
               pend_w = 1'b1;
-              pbtype_w = 2'd0;
+              pbtype_w = BtypeJump;
             end
           end
           // Step 4: periodic sync counter.
-          if (cfg_sync_mode == 2'd1) syncctr_w = syncctr_w + {30'd0, nonsync};
-          else if (cfg_sync_mode == 2'd3) syncctr_w = syncctr_w + {24'd0, in_iretire};
+          if (cfg_sync_mode == SyncModeMessages) begin
+            syncctr_w = syncctr_w + {30'd0, nonsync};
+          end else if (cfg_sync_mode == SyncModeHalfwords) begin
+            syncctr_w = syncctr_w + {24'd0, in_iretire};
+          end
 
           // Enqueue all or none. A recovery prefix always fits (three free entries).
           fits = {{(QFreeBits - 2){1'b0}}, nrec} + {{(QFreeBits - 2){1'b0}}, nbeat} <= q_free;
@@ -275,7 +283,7 @@ module ctte_frontend
             ev_dropped = nbeat;
             lost_d = 1'b1;
             icnt_d = '0;
-            hist_d = {{(HistBits - 1){1'b0}}, 1'b1};
+            hist_d = HistEmpty;
             pend_d = 1'b0;
             pbtype_d = 2'd0;
             syncctr_d = '0;
@@ -299,7 +307,7 @@ module ctte_frontend
   always_ff @(posedge clk) begin
     if (!rst_n || !cfg_active) begin
       icnt_q <= '0;
-      hist_q <= {{(HistBits - 1){1'b0}}, 1'b1};
+      hist_q <= HistEmpty;
       ref_q <= '0;
       pend_q <= 1'b0;
       pbtype_q <= 2'd0;
@@ -340,7 +348,8 @@ module ctte_frontend
 
   // A recovery sync (SYNC=7) carries I-CNT 0 and directly follows an Error.
   always_ff @(posedge clk) begin
-    if (rst_n && n >= 2'd2 && r[1].fixed[5:0] == TcProgTraceSync && r[1].fixed[9:6] == 4'd7) begin
+    if (rst_n && n >= 2'd2 && r[1].fixed[5:0] == TcProgTraceSync &&
+        r[1].fixed[9:6] == SyncFifoOverrun) begin
       assert (r[1].v0 == 64'd0) else $error("recovery sync with I-CNT %0d", r[1].v0);
       assert (r[0].fixed[5:0] == TcError) else $error("recovery sync not preceded by Error");
     end

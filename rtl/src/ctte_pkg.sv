@@ -9,6 +9,40 @@ package ctte_pkg;
 
   localparam int unsigned IcntBits = 22;   // kIcntBits
   localparam int unsigned HistBits = 32;   // HIST register including the stop bit
+  localparam logic [HistBits-1:0] HistEmpty = {{(HistBits - 1){1'b0}}, 1'b1};  // stop bit only
+
+  // Ingress itype, 4-bit encoding (shared/spec/ntrace.md section 9; oracle::IType).
+  typedef enum logic [3:0] {
+    ItypeNone            = 4'd0,   // sequential
+    ItypeException       = 4'd1,   // non-retiring trap beat
+    ItypeInterrupt       = 4'd2,   // non-retiring trap beat
+    ItypeTrapReturn      = 4'd3,
+    ItypeNotTakenBranch  = 4'd4,
+    ItypeTakenBranch     = 4'd5,
+    ItypeUninferableJump = 4'd6,   // the 3-bit encoding's indirect jump
+    ItypeIndirectCall    = 4'd8,
+    ItypeDirectCall      = 4'd9,
+    ItypeIndirectJump    = 4'd10,
+    ItypeDirectJump      = 4'd11,
+    ItypeCoroutineSwap   = 4'd12,
+    ItypeReturn          = 4'd13,
+    ItypeOtherIndirectLink = 4'd14,
+    ItypeOtherDirectLink = 4'd15
+  } itype_e;
+
+  // SYNC field of the sync messages (spec/ntrace.md section 5) this encoder sends.
+  typedef enum logic [3:0] {
+    SyncPeriodic    = 4'd2,   // periodic sync (trTeInstSyncMode)
+    SyncTraceEnable = 4'd5,   // first message of a window
+    SyncFifoOverrun = 4'd7    // restart after announced loss
+  } sync_e;
+
+  // B-TYPE of indirect messages, and RCODE of ResourceFull.
+  localparam logic [1:0] BtypeJump = 2'd0;        // indirect jump / trap return / sync
+  localparam logic [1:0] BtypeException = 2'd2;
+  localparam logic [1:0] BtypeInterrupt = 2'd3;
+  localparam logic [3:0] RcodeIcntFull = 4'd0;
+  localparam logic [3:0] RcodeHistFull = 4'd1;
 
   typedef struct packed {
     logic [11:0] fixed;

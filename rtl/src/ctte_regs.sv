@@ -1,8 +1,11 @@
 // Register file of the CTTE encoder (docs/encoder-behaviour.md section 9): trTeControl and the
 // other TCI registers at their standard offsets, and the vendor identity, counter and status
 // registers from 0x100. Writes are synchronous to the fabric clock; reads are combinational.
-// Counters are 32-bit, wrap, and clear while trTeActive is 0.
-module ctte_regs #(
+// Counters are 32-bit, wrap, and clear while trTeActive is 0. Offsets, field layouts, reset
+// and constant values come from ctte_regmap_pkg, generated from regmap/regmap.json.
+module ctte_regs
+  import ctte_regmap_pkg::*;
+#(
   parameter logic [63:0] BuildId = 64'd0,
   parameter logic [7:0]  ProfileId = 8'd1,
   parameter int unsigned LogQDepth = 4,
@@ -41,41 +44,51 @@ module ctte_regs #(
   logic [3:0]  sync_max_q;
   logic [31:0] msgs_q, bytes_q, episodes_q, dropped_q, halfwords_q;
 
-  localparam logic [31:0] Impl = 32'hC701_0101;
-  localparam logic [31:0] Caps = 32'h0000_007F;
-
-  logic unused_wdata;  // reserved and read-only bits of trTeControl
-  assign unused_wdata = ^{wdata[31:24], wdata[19:18], wdata[15:13], wdata[11:7], wdata[3]};
+  // A write to trTeControl, seen through its field layout. Its read-only and reserved bits are
+  // ignored.
+  tr_te_control_t ctl_w;
+  assign ctl_w = wdata;
+  logic unused_wdata;
+  assign unused_wdata = ^(ctl_w & ~TrTeControlWritable);
 
   logic ctl_we;
-  assign ctl_we = we && addr == 32'h0;
+  assign ctl_we = we && addr == TrTeControlAddr;
 
+  // WARL: trTeInstMode holds 0, 3 or 6 (any other non-zero value reads 6); trTeInstSyncMode
+  // holds 0, 1 or 3 (2, hart cycles, reads 0).
   function automatic logic [2:0] legal_mode(logic [2:0] m);
-    if (m == 3'd0 || m == 3'd3) return m;
-    return 3'd6;
+    if (m == InstModeOff || m == InstModeBtm) return m;
+    return InstModeHtm;
+  endfunction
+
+  function automatic logic [1:0] legal_sync_mode(logic [1:0] m);
+    if (m == SyncModeMessages || m == SyncModeHalfwords) return m;
+    return SyncModeOff;
   endfunction
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
-      active_q <= 1'b0;
-      enable_q <= 1'b0;
-      tracing_q <= 1'b0;
-      stall_ovf_q <= 1'b0;
-      mode_q <= 3'd6;
-      sync_mode_q <= 2'd0;
-      sync_max_q <= 4'd0;
+      active_q <= TrTeControlReset.active;
+      enable_q <= TrTeControlReset.enable;
+      tracing_q <= TrTeControlReset.inst_tracing;
+      stall_ovf_q <= TrTeControlReset.inst_stall_or_overflow;
+      mode_q <= TrTeControlReset.inst_mode;
+      sync_mode_q <= TrTeControlReset.inst_sync_mode;
+      sync_max_q <= TrTeControlReset.inst_sync_max;
     end else begin
       if (ctl_we) begin
-        active_q <= wdata[0];
-        enable_q <= wdata[1];
-        tracing_q <= wdata[2];
-        mode_q <= legal_mode(wdata[6:4]);
-        sync_mode_q <= (wdata[17:16] == 2'd2) ? 2'd0 : wdata[17:16];
-        sync_max_q <= wdata[23:20];
+        active_q <= ctl_w.active;
+        enable_q <= ctl_w.enable;
+        tracing_q <= ctl_w.inst_tracing;
+        mode_q <= legal_mode(ctl_w.inst_mode);
+        sync_mode_q <= legal_sync_mode(ctl_w.inst_sync_mode);
+        sync_max_q <= ctl_w.inst_sync_max;
       end
       // trTeInstStallOrOverflow: set by a loss episode, RW1C, cleared when Enable is set.
       if (ev_episode) stall_ovf_q <= 1'b1;
-      else if (ctl_we && (wdata[12] || (wdata[1] && !enable_q))) stall_ovf_q <= 1'b0;
+      else if (ctl_we && (ctl_w.inst_stall_or_overflow || (ctl_w.enable && !enable_q))) begin
+        stall_ovf_q <= 1'b0;
+      end
     end
   end
 
@@ -103,25 +116,51 @@ module ctte_regs #(
   assign cfg_sync_mode = sync_mode_q;
   assign cfg_sync_max = sync_max_q;
 
+  // Read values of the registers with fields.
+  tr_te_control_t ctl_r;
+  ctte_profile_t profile_r;
+  ctte_status_t status_r;
+  always_comb begin
+    ctl_r = TrTeControlConst;
+    ctl_r.active = active_q;
+    ctl_r.enable = enable_q;
+    ctl_r.inst_tracing = tracing_q;
+    ctl_r.empty = st_empty;
+    ctl_r.inst_mode = mode_q;
+    ctl_r.inst_stall_or_overflow = stall_ovf_q;
+    ctl_r.inst_sync_mode = sync_mode_q;
+    ctl_r.inst_sync_max = sync_max_q;
+
+    profile_r = CtteProfileConst;
+    profile_r.id = ProfileId;
+    profile_r.log_qdepth = 8'(LogQDepth);
+    profile_r.log_fifo_depth = 8'(LogFifoDepth);
+
+    status_r = '0;
+    status_r.empty = st_empty;
+    status_r.lost = st_lost;
+    status_r.window_open = st_window_open;
+    status_r.close_waiting = st_close_waiting;
+  end
+
   always_comb begin
     case (addr)
-      32'h000: rdata = {5'd0, 3'd1, sync_max_q, 2'd0, sync_mode_q, 1'b1, 1'b0, 1'b0, stall_ovf_q,
-                        2'd0, 1'b0, 2'd0, mode_q, st_empty, tracing_q, enable_q, active_q};
-      32'h004: rdata = Impl;
-      32'h008: rdata = 32'd0;
-      32'h00C: rdata = 32'd0;
-      32'h010: rdata = 32'd0;
-      32'h100: rdata = BuildId[31:0];
-      32'h104: rdata = BuildId[63:32];
-      32'h108: rdata = {8'(LogFifoDepth), 8'(LogQDepth), 8'd64, ProfileId};
-      32'h10C: rdata = Caps;
-      32'h110: rdata = msgs_q;
-      32'h114: rdata = bytes_q;
-      32'h118: rdata = episodes_q;
-      32'h11C: rdata = dropped_q;
-      32'h120: rdata = halfwords_q;
-      32'h124: rdata = {28'd0, st_close_waiting, st_window_open, st_lost, st_empty};
-      32'h128: rdata = {24'd0, MutantId};
+      TrTeControlAddr: rdata = ctl_r;
+      TrTeImplAddr: rdata = TrTeImplConst;
+      TrTeInstFeaturesAddr: rdata = 32'd0;  // no optional feature is compiled
+      TrTeInstFiltersAddr: rdata = 32'd0;
+      TrTeDataControlAddr: rdata = 32'd0;
+      CtteBuildIdLoAddr: rdata = BuildId[31:0];
+      CtteBuildIdHiAddr: rdata = BuildId[63:32];
+      CtteProfileAddr: rdata = profile_r;
+      CtteCapsAddr: rdata = CtteCapsConst;
+      CtteMsgCountAddr: rdata = msgs_q;
+      CtteByteCountAddr: rdata = bytes_q;
+      CtteOverflowEpisodesAddr: rdata = episodes_q;
+      CtteRecordsDroppedAddr: rdata = dropped_q;
+      CtteHalfwordsRetiredAddr: rdata = halfwords_q;
+      CtteStatusAddr: rdata = status_r;
+      CtteMutantAddr: rdata = {24'd0, MutantId};
       default: rdata = 32'd0;
     endcase
   end

@@ -81,7 +81,7 @@ TEST_F(ExecuteTest, TwinRunIsGreenAndTheOutcomeIsComplete) {
   const runner::PreparedRun run = Prepare(c);
   FaultyBoard board, twin;
   const runner::RunOutcome out = runner::ExecuteRun(run, board, &twin, TestOptions(20'000));
-  ASSERT_EQ(out.status, db::RunStatus::kGreen) << runner::FormatOutcome(out);
+  ASSERT_EQ(out.status, runner::RunStatus::kGreen) << runner::FormatOutcome(out);
   ASSERT_EQ(out.verdicts.size(), 8u);
   for (const oracle::Verdict& v : out.verdicts) {
     if (v.code != VerdictCode::kPostRecoveryLosslessness) {
@@ -95,10 +95,10 @@ TEST_F(ExecuteTest, TwinRunIsGreenAndTheOutcomeIsComplete) {
   EXPECT_EQ(out.stream_size, out.stream.size());
   EXPECT_EQ(out.stream_sha256, out.twin_stream_sha256);
   EXPECT_EQ(out.stream_sha256.size(), 64u);
-  const auto counters = nlohmann::json::parse(out.counters_json);
+  const auto counters = nlohmann::json::parse(out.ToRunRecord().counters_json);
   EXPECT_EQ(counters["bytes"].get<uint64_t>(), out.stream_size);
   EXPECT_TRUE(counters.contains("max_ready_stall_sink_cycles"));
-  const auto metrics = nlohmann::json::parse(out.metrics_json);
+  const auto metrics = nlohmann::json::parse(out.ToRunRecord().metrics_json);
   EXPECT_GT(metrics["wire_bits_per_instruction"].get<double>(), 0.0);
   const std::vector<db::VerdictRecord> rows = out.VerdictRecords();
   ASSERT_EQ(rows.size(), 8u);
@@ -119,12 +119,12 @@ TEST_F(ExecuteTest, AnEarlierStreamOfTheSameKeyIsJudgedAsTheTwin) {
   runner::ExecuteOptions o = TestOptions(20'000);
   o.twin_stream = a.stream;
   const runner::RunOutcome b = runner::ExecuteRun(run, second, nullptr, o);
-  EXPECT_EQ(b.status, db::RunStatus::kGreen) << runner::FormatOutcome(b);
+  EXPECT_EQ(b.status, runner::RunStatus::kGreen) << runner::FormatOutcome(b);
   EXPECT_EQ(b.verdicts[5].code, VerdictCode::kDeterminism);
   EXPECT_EQ(b.verdicts[5].outcome, Outcome::kPass);
   o.twin_stream->back() ^= 0x04;  // a different earlier stream
   const runner::RunOutcome c = runner::ExecuteRun(run, second, nullptr, o);
-  EXPECT_EQ(c.status, db::RunStatus::kRed);
+  EXPECT_EQ(c.status, runner::RunStatus::kRed);
   ExpectFails(c, VerdictCode::kDeterminism);
 }
 
@@ -133,7 +133,7 @@ TEST_F(ExecuteTest, RtlAssertionMakesTheRunRedWithTheAssertionAsEvidence) {
   FaultyBoard board;
   board.run_error = lab::RtlAssertionError("ordinary message while paused");
   const runner::RunOutcome out = runner::ExecuteRun(run, board, nullptr, TestOptions(20'000));
-  EXPECT_EQ(out.status, db::RunStatus::kRed);
+  EXPECT_EQ(out.status, runner::RunStatus::kRed);
   ASSERT_EQ(out.verdicts.size(), 1u);
   ExpectFails(out, VerdictCode::kRtlAssertion);
   EXPECT_NE(out.verdicts[0].evidence.message.find("ordinary message while paused"),
@@ -145,7 +145,8 @@ TEST_F(ExecuteTest, BoardDeathIsInfra) {
   FaultyBoard board;
   board.run_error = lab::BoardDiedError("signal 9 (SIGKILL)");
   const runner::RunOutcome out = runner::ExecuteRun(run, board, nullptr, TestOptions(20'000));
-  EXPECT_EQ(out.status, db::RunStatus::kInfra);
+  EXPECT_EQ(out.status, runner::RunStatus::kInfra);
+  EXPECT_EQ(out.cause, runner::InfraCause::kBoardDied);
   EXPECT_NE(out.status_reason.find("SIGKILL"), std::string::npos) << out.status_reason;
   EXPECT_TRUE(out.verdicts.empty());
 }
@@ -155,7 +156,8 @@ TEST_F(ExecuteTest, DeployHashMismatchIsInfraAndNotJudged) {
   run.manifest.sha256 = std::string(64, '0');
   FaultyBoard board;
   const runner::RunOutcome out = runner::ExecuteRun(run, board, nullptr, TestOptions(20'000));
-  EXPECT_EQ(out.status, db::RunStatus::kInfra);
+  EXPECT_EQ(out.status, runner::RunStatus::kInfra);
+  EXPECT_EQ(out.cause, runner::InfraCause::kDeploy);
   EXPECT_NE(out.status_reason.find("SHA-256"), std::string::npos) << out.status_reason;
   EXPECT_TRUE(out.verdicts.empty());
 }
@@ -165,7 +167,8 @@ TEST_F(ExecuteTest, ClosureGateRefusesAFabricClockAboveFmax) {
   run.fabric_hz = static_cast<uint64_t>(run.manifest.fmax_mhz * 1e6) + 50'000'000;
   FaultyBoard board;
   const runner::RunOutcome out = runner::ExecuteRun(run, board, nullptr, TestOptions(20'000));
-  EXPECT_EQ(out.status, db::RunStatus::kInfra);
+  EXPECT_EQ(out.status, runner::RunStatus::kInfra);
+  EXPECT_EQ(out.cause, runner::InfraCause::kClosureGate);
   EXPECT_NE(out.status_reason.find("closure gate"), std::string::npos) << out.status_reason;
   ASSERT_TRUE(out.fabric.read_back_hz.has_value());  // requested/programmed/read back recorded
 }
@@ -175,7 +178,7 @@ TEST_F(ExecuteTest, ClockReadBackOutsideToleranceIsInvalid) {
   FaultyBoard board;
   board.read_back_skew_hz = 2'000'000;  // 2 % off what the PLL was programmed to
   const runner::RunOutcome out = runner::ExecuteRun(run, board, nullptr, TestOptions(20'000));
-  EXPECT_EQ(out.status, db::RunStatus::kInvalid);
+  EXPECT_EQ(out.status, runner::RunStatus::kInvalid);
   EXPECT_NE(out.status_reason.find("ppm"), std::string::npos) << out.status_reason;
 }
 
@@ -185,7 +188,7 @@ TEST_F(ExecuteTest, WrappedCaptureRingIsInvalidNotRed) {
   const runner::PreparedRun run = Prepare(BaseConfig("ntrace-slim", "calls"), o);
   FaultyBoard board;
   const runner::RunOutcome out = runner::ExecuteRun(run, board, nullptr, o);
-  EXPECT_EQ(out.status, db::RunStatus::kInvalid);
+  EXPECT_EQ(out.status, runner::RunStatus::kInvalid);
   EXPECT_NE(out.status_reason.find("wrapped"), std::string::npos);
 }
 
@@ -211,7 +214,7 @@ TEST_F(ExecuteTest, WindowEdgesAreConvertedFromRetirementsToBeats) {
   EXPECT_FALSE(run.plan.window_edges[1].open);
   FaultyBoard board;
   const runner::RunOutcome out = runner::ExecuteRun(run, board, nullptr, TestOptions(20'000));
-  EXPECT_EQ(out.status, db::RunStatus::kGreen) << runner::FormatOutcome(out);
+  EXPECT_EQ(out.status, runner::RunStatus::kGreen) << runner::FormatOutcome(out);
 }
 
 TEST_F(ExecuteTest, ShallowImageUnderBackpressureAnnouncesLossAndStaysGreen) {
@@ -224,12 +227,12 @@ TEST_F(ExecuteTest, ShallowImageUnderBackpressureAnnouncesLossAndStaysGreen) {
   const runner::PreparedRun run = Prepare(c, TestOptions(60'000));
   FaultyBoard board, twin;
   const runner::RunOutcome out = runner::ExecuteRun(run, board, &twin, TestOptions(60'000));
-  EXPECT_EQ(out.status, db::RunStatus::kGreen) << runner::FormatOutcome(out);
+  EXPECT_EQ(out.status, runner::RunStatus::kGreen) << runner::FormatOutcome(out);
   ASSERT_GT(out.metrics.episodes.size(), 0u) << "no loss: the configuration is not stressful";
   for (const oracle::Verdict& v : out.verdicts) {
     EXPECT_EQ(v.outcome, Outcome::kPass) << v.ToString();
   }
-  const auto metrics = nlohmann::json::parse(out.metrics_json);
+  const auto metrics = nlohmann::json::parse(out.ToRunRecord().metrics_json);
   EXPECT_EQ(metrics["episodes"].size(), out.metrics.episodes.size());
   EXPECT_EQ(metrics["episodes"][0]["recovery_messages"], 1);
   EXPECT_GT(metrics["episodes"][0]["recovery_bytes"].get<uint64_t>(), 0u);

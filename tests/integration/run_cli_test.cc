@@ -60,7 +60,7 @@ TEST_F(RunCliTest, EveryWorkloadIsGreenInHtmAndBtm) {
 TEST_F(RunCliTest, ShallowImageUnderBackpressureAnnouncesLossAndIsGreen) {
   const CliResult r = RunCli("--image " + kImageDir + "/ntrace-shallow.manifest.json --workload " +
                              kWorkloadDir + "/calls.elf --fabric-mhz 75 --sink-mhz 30 "
-                             "--backpressure bursty:4-32:4-64 --twin --json");
+                             "--backpressure bursty:4-64 --twin --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["status"], "green");
@@ -97,6 +97,38 @@ TEST_F(RunCliTest, ConfigFileRuns) {
   std::filesystem::remove(path);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("judge_test #0"), std::string::npos) << r.out;
+}
+
+TEST_F(RunCliTest, TheJsonConfigOfAFlagRunRunsAgainWithTheSameStream) {
+  const CliResult first = RunCli("--image " + kImageDir + "/ntrace-shallow.manifest.json --workload " +
+                                 kWorkloadDir + "/calls.elf --fabric-mhz 75 --sink-mhz 40 "
+                                 "--backpressure uniform:50 --sync-mode messages --sync-period 64 "
+                                 "--ipc 0.9 --interrupt-every 3000 --seed 7 --max-instructions 40000 "
+                                 "--json");
+  ASSERT_EQ(first.exit_code, 0) << first.out;
+  const nlohmann::json j = nlohmann::json::parse(first.out);
+  EXPECT_EQ(j["config"]["axes"]["backpressure"], "uniform:50");
+  EXPECT_EQ(j["config"]["axes"]["overflow_regime"], "none");
+  EXPECT_EQ(j["config"]["core_stall_percent"], 10);
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("ctte-run-json-" + std::to_string(::getpid()) + ".json"))
+                               .string();
+  ASSERT_TRUE(WriteFileAtomic(path, j["config"].dump(2)).ok());
+  const CliResult again = RunCli("--config " + path + " --image-dir " + kImageDir +
+                                 " --workload-dir " + kWorkloadDir +
+                                 " --max-instructions 40000 --json");
+  std::filesystem::remove(path);
+  ASSERT_EQ(again.exit_code, 0) << again.out;
+  const nlohmann::json k = nlohmann::json::parse(again.out);
+  EXPECT_EQ(k["config"], j["config"]);
+  EXPECT_EQ(k["stream"]["sha256"], j["stream"]["sha256"]);
+}
+
+TEST_F(RunCliTest, TheLabGrammarIsRejectedWithTheCampaignGrammarNamed) {
+  const CliResult r = RunCli("--image " + kImageDir + "/ntrace-slim.manifest.json --workload " +
+                             kWorkloadDir + "/loop.elf --backpressure bursty:4-32:4-64");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("bursty:<min>-<max>"), std::string::npos) << r.out;
 }
 
 TEST_F(RunCliTest, ExitCodesForUsageAndInfrastructure) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "regmap/registers.h"
 #include "rtl/ctte_image_abi.h"
 
 #ifndef FAKE_IMAGE_ABI
@@ -55,10 +56,14 @@ int SinkValid(ctte_model*) { return 0; }
 uint8_t SinkData(ctte_model*) { return 0; }
 uint32_t RegRdata(ctte_model* m) {
   switch (m->addr) {
-    case 0x000: return (m->control & ~8u) | 8u;  // always empty
-    case 0x100: return static_cast<uint32_t>(kBuildId);
-    case 0x104: return static_cast<uint32_t>(kBuildId >> 32);
-    case 0x108: return 0x4009u;
+    case ctte::reg::kTeControl:
+      return m->control | ctte::reg::kEmpty;  // always empty
+    case ctte::reg::kBuildIdLo:
+      return static_cast<uint32_t>(kBuildId);
+    case ctte::reg::kBuildIdHi:
+      return static_cast<uint32_t>(kBuildId >> 32);
+    case ctte::reg::kProfile:
+      return (64u << ctte::reg::kProfileXlenLsb) | 9u;  // XLEN 64, id 9
     default: return 0;
   }
 }

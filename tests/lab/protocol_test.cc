@@ -11,6 +11,7 @@
 #include "lab/board_server.h"
 #include "lab/remote_board.h"
 #include "tests/lab/fake_board.h"
+#include "tests/lab/fault_injecting_board.h"
 
 namespace ctte::lab {
 namespace {
@@ -70,6 +71,7 @@ TEST(ProtocolTest, ReaderReportsTruncationAndCleanEof) {
   f = r.Read(1000);
   ASSERT_FALSE(f.ok());
   EXPECT_EQ(f.status().code(), Status::Code::kCorruption);
+  EXPECT_EQ(ClassifyFailure(f.status()), FailureKind::kStreamTruncated);
   EXPECT_NE(f.status().message().find("offset " + std::to_string(a.size() + 5)),
             std::string::npos) << f.status().message();
   ::close(sv[0]);
@@ -96,14 +98,15 @@ TEST(ProtocolTest, WriterToAPeerThatNeverReadsTimesOut) {
   ::close(sv[1]);
 }
 
-// A RemoteBoard client connected to a server thread that serves a FakeBoard.
+// A RemoteBoard client connected to a server thread that serves a FakeBoard (through a
+// FaultInjectingBoard, so that tests can make the served board fail).
 class ServedFakeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     int sv[2];
     ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
     server_fd_ = sv[1];
-    server_ = std::thread([this] { served_ = ServeBoard(fake_, server_fd_, server_fd_, {}); });
+    server_ = std::thread([this] { served_ = ServeBoard(faulty_, server_fd_, server_fd_, {}); });
     client_ = RemoteBoard::Connect(sv[0], RemoteBoardOptions{});
   }
   void TearDown() override {
@@ -113,6 +116,7 @@ class ServedFakeTest : public ::testing::Test {
     ::close(server_fd_);
   }
   FakeBoard fake_;
+  FaultInjectingBoard faulty_{&fake_};
   int server_fd_ = -1;
   std::thread server_;
   Status served_;
@@ -156,7 +160,8 @@ TEST_F(ServedFakeTest, EveryRequestRoundTrips) {
   plan.model_seed = 5;
   plan.iss.interrupt_at = {10, 20};
   plan.window_edges = {{3, true}, {9, false}};
-  plan.sink = *ParseBackpressure("bursty:2-3:4-5");
+  plan.sink = {.kind = BackpressureKind::kBursty, .ready_min = 2, .ready_max = 3, .stall_min = 4,
+               .stall_max = 5};
   plan.sink.seed = 0xffffffffffffffffull;
   Result<Capture> c = client_->Run(plan);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
@@ -171,6 +176,36 @@ TEST_F(ServedFakeTest, EveryRequestRoundTrips) {
   EXPECT_EQ(fake_.last_plan_.sink.kind, BackpressureKind::kBursty);
   EXPECT_EQ(fake_.last_plan_.sink.seed, plan.sink.seed);
   EXPECT_EQ(fake_.last_plan_.sink.stall_max, 5u);
+}
+
+TEST_F(ServedFakeTest, FailureKindsTravelAsDataWithTheMessageUnchanged) {
+  faulty_.Inject({.method = BoardMethod::kRun,
+                  .action = FaultAction::kFail,
+                  .error = RtlAssertionError("ctte_packer.sv:99: two end-of-message MSEOs")});
+  faulty_.Inject({.method = BoardMethod::kRun, .nth = 2, .action = FaultAction::kTimeout});
+  faulty_.Inject({.method = BoardMethod::kReadClock, .action = FaultAction::kDie});
+  // Text that looks like a kind is only text.
+  faulty_.Inject({.method = BoardMethod::kIdentify,
+                  .error = Status::Internal("RTL assertion: (only the words)")});
+  RunPlan plan;
+  plan.workload_elf = "w.elf";
+  Result<Capture> c = client_->Run(plan);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(ClassifyFailure(c.status()), FailureKind::kRtlAssertion);
+  EXPECT_EQ(c.status().ToString(),
+            "Internal: RTL assertion: ctte_packer.sv:99: two end-of-message MSEOs");
+  c = client_->Run(plan);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(ClassifyFailure(c.status()), FailureKind::kBoardTimeout);
+  EXPECT_EQ(c.status().code(), Status::Code::kTimeout);
+  EXPECT_TRUE(client_->Run(plan).ok());
+  Result<uint64_t> hz = client_->ReadClock(ClockDomain::kFabric);
+  ASSERT_FALSE(hz.ok());
+  EXPECT_EQ(ClassifyFailure(hz.status()), FailureKind::kBoardDied);
+  Result<BoardIdentity> id = client_->Identify();
+  ASSERT_FALSE(id.ok());
+  EXPECT_EQ(ClassifyFailure(id.status()), FailureKind::kOther);
+  EXPECT_TRUE(client_->alive());  // the served board answered every time
 }
 
 TEST(BoardServerTest, BadRequestsGetErrorsAndTheServerGoesOn) {
@@ -198,6 +233,8 @@ TEST(BoardServerTest, BadRequestsGetErrorsAndTheServerGoesOn) {
             std::string::npos);
   EXPECT_NE(ask(R"({"v":1,"id":5,"op":"TEST_abort"})").find("unknown op"), std::string::npos);
   EXPECT_NE(ask(R"({"v":1,"id":6,"op":"identify"})").find("\"ok\":true"), std::string::npos);
+  EXPECT_NE(ask(R"({"v":1,"id":7,"op":"frobnicate"})").find("\"kind\":\"other\""),
+            std::string::npos);
   // A malformed frame ends the session with one error response.
   const char junk[] = "GARBAGE-GARBAGE";
   ASSERT_EQ(::write(sv[0], junk, sizeof junk - 1), static_cast<ssize_t>(sizeof junk - 1));

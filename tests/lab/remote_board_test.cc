@@ -126,13 +126,5 @@ TEST(RemoteBoardTest, UnixSocketServerServesAClientAndShutsDown) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-TEST(RemoteBoardTest, RtlAssertionOnStderrIsClassifiedAsSuch) {
-  EXPECT_EQ(ClassifyFailure(RtlAssertionError("ctte_frontend.sv:88: recovery sync I-CNT != 0")),
-            FailureKind::kRtlAssertion);
-  EXPECT_EQ(ClassifyFailure(BoardDiedError("signal 11 (SIGSEGV)")), FailureKind::kBoardDied);
-  EXPECT_EQ(ClassifyFailure(Status::InvalidArgument("x")), FailureKind::kOther);
-  EXPECT_EQ(ClassifyFailure(Status::Ok()), FailureKind::kNone);
-}
-
 }  // namespace
 }  // namespace ctte::lab

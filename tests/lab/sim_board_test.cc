@@ -278,7 +278,8 @@ TEST_F(SimBoardTest, ShallowImageUnderBackpressureAnnouncesEveryLoss) {
   RunPlan p;
   p.workload_elf = Workload("calls");
   p.iss.max_instructions = 100'000;
-  p.sink = *ParseBackpressure("bursty:2-8:20-200");
+  p.sink = {.kind = BackpressureKind::kBursty, .ready_min = 2, .ready_max = 8, .stall_min = 20,
+            .stall_max = 200};
   p.sink.seed = 77;
   Result<Capture> c = board_->Run(p);
   ASSERT_TRUE(c.ok()) << c.status().ToString();

@@ -22,10 +22,10 @@ class EncoderTest : public ::testing::Test {
   }
   void Start(uint32_t mode, uint32_t sync_mode = 0, uint32_t sync_max = 0) {
     mode_ = mode;
-    h_->WriteReg(kTrTeControl, ControlWord(true, true, mode, sync_mode, sync_max));
+    h_->WriteReg(reg::kTeControl, ControlWord(true, true, mode, sync_mode, sync_max));
   }
   void Stop() {
-    h_->WriteReg(kTrTeControl, ControlWord(false, false, mode_));
+    h_->WriteReg(reg::kTeControl, ControlWord(false, false, mode_));
     ASSERT_TRUE(h_->Drain()) << "encoder did not drain";
   }
   void Beat(uint8_t itype, uint64_t addr, uint8_t iretire = 2) {
@@ -33,26 +33,27 @@ class EncoderTest : public ::testing::Test {
   }
   void ExpectBytes(const std::vector<Message>& msgs) {
     EXPECT_EQ(Hex(h_->bytes()), Hex(Pack(msgs)));
-    EXPECT_EQ(h_->ReadReg(kMsgCount), msgs.size());
-    EXPECT_EQ(h_->ReadReg(kByteCount), h_->bytes().size());
+    EXPECT_EQ(h_->ReadReg(reg::kMsgCount), msgs.size());
+    EXPECT_EQ(h_->ReadReg(reg::kByteCount), h_->bytes().size());
     EXPECT_FALSE(h_->failed()) << h_->failure();
   }
 
   std::unique_ptr<ImageHarness> h_;
-  uint32_t mode_ = kModeHtm;
+  uint32_t mode_ = reg::kInstModeHtm;
 };
 
 TEST_F(EncoderTest, TraceStartIsTheDocumentedSyncBytes) {
-  Start(kModeHtm);
+  Start(reg::kInstModeHtm);
   Beat(0, 0x80000000);
   h_->Idle(40);
   const std::vector<uint8_t> want = {0x24, 0x15, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07};
   EXPECT_EQ(Hex(h_->bytes()), Hex(want));
-  EXPECT_EQ(h_->ReadReg(kStatus) & 4u, 4u) << "window open";
+  EXPECT_EQ(h_->ReadReg(reg::kStatus) & reg::kStatusWindowOpen, reg::kStatusWindowOpen)
+      << "window open";
 }
 
 TEST_F(EncoderTest, HtmBranchesIndirectJumpAndTrap) {
-  Start(kModeHtm);
+  Start(reg::kInstModeHtm);
   Beat(0, 0x80000000);        // SYNC=5, icnt 2
   Beat(4, 0x80000004);        // not taken: icnt 4, hist 0b10
   Beat(5, 0x80000008);        // taken: icnt 6, hist 0b101
@@ -68,15 +69,15 @@ TEST_F(EncoderTest, HtmBranchesIndirectJumpAndTrap) {
                Message::IndirectBranchHist(2, 2, (0x80001000ull ^ 0x80000200ull) >> 1, 1),
                Message::IndirectBranchHist(3, 2, (0x80002000ull ^ 0x80001000ull) >> 1, 1),
                Message::ProgTraceCorrelation(4, 1, 2, 1)});
-  EXPECT_EQ(h_->ReadReg(kHalfwordsRetired), 14u);
-  h_->WriteReg(kTrTeControl, 0);
+  EXPECT_EQ(h_->ReadReg(reg::kHalfwordsRetired), 14u);
+  h_->WriteReg(reg::kTeControl, 0);
   h_->Idle(1);
-  EXPECT_EQ(h_->ReadReg(kHalfwordsRetired), 0u) << "counters clear while inactive";
-  EXPECT_EQ(h_->ReadReg(kMsgCount), 0u);
+  EXPECT_EQ(h_->ReadReg(reg::kHalfwordsRetired), 0u) << "counters clear while inactive";
+  EXPECT_EQ(h_->ReadReg(reg::kMsgCount), 0u);
 }
 
 TEST_F(EncoderTest, BtmDirectBranchesAndReturn) {
-  Start(kModeBtm);
+  Start(reg::kInstModeBtm);
   Beat(0, 0x80000000);        // SYNC=5, icnt 2
   Beat(4, 0x80000004);        // not taken: icnt 4
   Beat(5, 0x80000008);        // taken: DirectBranch(6), icnt 0
@@ -90,11 +91,11 @@ TEST_F(EncoderTest, BtmDirectBranchesAndReturn) {
 
 TEST_F(EncoderTest, FirstBeatOfABtmWindowUsesBtmEvenAfterAnHtmWindow) {
   // The mode is taken when the window opens; a beat in that very cycle must already use it.
-  Start(kModeHtm);
+  Start(reg::kInstModeHtm);
   Beat(0, 0x80000000);
-  h_->WriteReg(kTrTeControl, ControlWord(true, false, kModeHtm));
-  mode_ = kModeBtm;
-  h_->WriteReg(kTrTeControl, ControlWord(true, true, kModeBtm));
+  h_->WriteReg(reg::kTeControl, ControlWord(true, false, reg::kInstModeHtm));
+  mode_ = reg::kInstModeBtm;
+  h_->WriteReg(reg::kTeControl, ControlWord(true, true, reg::kInstModeBtm));
   Beat(5, 0x80000100);  // first beat: SYNC=5, then a taken branch: DirectBranch(2)
   Stop();
   ExpectBytes({Message::ProgTraceSync(5, 0, 0x40000000),
@@ -104,7 +105,7 @@ TEST_F(EncoderTest, FirstBeatOfABtmWindowUsesBtmEvenAfterAnHtmWindow) {
 }
 
 TEST_F(EncoderTest, PeriodicSyncByHalfwordsReplacesTheOwedMessage) {
-  Start(kModeHtm, /*sync_mode=*/3, /*sync_max=*/0);  // period 16 half-words
+  Start(reg::kInstModeHtm, /*sync_mode=*/3, /*sync_max=*/0);  // period 16 half-words
   uint64_t a = 0x80000000;
   for (int i = 0; i < 8; ++i, a += 4) Beat(0, a);    // syncctr reaches 16
   Beat(0, a);                                         // due: sync on linear code
@@ -121,7 +122,7 @@ TEST_F(EncoderTest, PeriodicSyncByHalfwordsReplacesTheOwedMessage) {
 }
 
 TEST_F(EncoderTest, PeriodicSyncByMessagesInBtm) {
-  Start(kModeBtm, /*sync_mode=*/1, /*sync_max=*/0);  // period 16 messages
+  Start(reg::kInstModeBtm, /*sync_mode=*/1, /*sync_max=*/0);  // period 16 messages
   std::vector<Message> want = {Message::ProgTraceSync(5, 0, 0x40000000)};
   Beat(0, 0x80000000);
   for (int i = 0; i < 16; ++i) {
@@ -136,7 +137,7 @@ TEST_F(EncoderTest, PeriodicSyncByMessagesInBtm) {
 }
 
 TEST_F(EncoderTest, FullHistoryIsSentAsResourceFull) {
-  Start(kModeHtm);
+  Start(reg::kInstModeHtm);
   Beat(0, 0x80000000);
   uint64_t hist = 1;
   for (int i = 0; i < 31; ++i) {
@@ -150,7 +151,7 @@ TEST_F(EncoderTest, FullHistoryIsSentAsResourceFull) {
 }
 
 TEST_F(EncoderTest, FullInstructionCountIsSentAsResourceFull) {
-  Start(kModeBtm);
+  Start(reg::kInstModeBtm);
   Beat(0, 0x80000000, 255);
   uint64_t icnt = 255;
   int beats = 1;
@@ -167,14 +168,14 @@ TEST_F(EncoderTest, FullInstructionCountIsSentAsResourceFull) {
 }
 
 TEST_F(EncoderTest, PauseClosesTheWindowAndResumeResyncs) {
-  Start(kModeHtm);
+  Start(reg::kInstModeHtm);
   Beat(0, 0x80000000);
   Beat(5, 0x80000004);
-  h_->WriteReg(kTrTeControl, ControlWord(true, false, kModeHtm));  // pause
+  h_->WriteReg(reg::kTeControl, ControlWord(true, false, reg::kInstModeHtm));  // pause
   Beat(0, 0x80000100);                                               // not traced
   Beat(8, 0x80000104);                                               // not traced
-  EXPECT_EQ(h_->ReadReg(kHalfwordsRetired), 4u);
-  h_->WriteReg(kTrTeControl, ControlWord(true, true, kModeHtm));   // resume
+  EXPECT_EQ(h_->ReadReg(reg::kHalfwordsRetired), 4u);
+  h_->WriteReg(reg::kTeControl, ControlWord(true, true, reg::kInstModeHtm));  // resume
   Beat(0, 0x80000200);
   Stop();
   ExpectBytes({Message::ProgTraceSync(5, 0, 0x40000000),
@@ -186,14 +187,14 @@ TEST_F(EncoderTest, PauseClosesTheWindowAndResumeResyncs) {
 TEST_F(EncoderTest, EmptyIsSetOnlyAfterTheSinkTookEverything) {
   int n = 0;
   h_->set_sink_ready([&n] { return (++n % 5) == 0; });
-  Start(kModeHtm);
+  Start(reg::kInstModeHtm);
   Beat(0, 0x80000000);
   h_->Idle(3);
-  EXPECT_EQ(h_->ReadReg(kTrTeControl) & 8u, 0u);
-  h_->WriteReg(kTrTeControl, ControlWord(false, false, kModeHtm));
+  EXPECT_EQ(h_->ReadReg(reg::kTeControl) & reg::kEmpty, 0u);
+  h_->WriteReg(reg::kTeControl, ControlWord(false, false, reg::kInstModeHtm));
   ASSERT_TRUE(h_->Drain());
-  EXPECT_EQ(h_->bytes().size(), h_->ReadReg(kByteCount));
-  EXPECT_EQ(h_->ReadReg(kStatus) & 1u, 1u);
+  EXPECT_EQ(h_->bytes().size(), h_->ReadReg(reg::kByteCount));
+  EXPECT_EQ(h_->ReadReg(reg::kStatus) & reg::kStatusEmpty, reg::kStatusEmpty);
 }
 
 }  // namespace

@@ -8,8 +8,9 @@ namespace ctte::rtl_test {
 
 uint32_t ControlWord(bool enable, bool tracing, uint32_t mode, uint32_t sync_mode,
                      uint32_t sync_max) {
-  return 1u | (enable ? 2u : 0u) | (tracing ? 4u : 0u) | ((mode & 7u) << 4) |
-         ((sync_mode & 3u) << 16) | ((sync_max & 15u) << 20);
+  return reg::kActive | (enable ? reg::kEnable : 0u) | (tracing ? reg::kInstTracing : 0u) |
+         reg::Control(static_cast<uint8_t>(mode), static_cast<uint8_t>(sync_mode),
+                      static_cast<uint8_t>(sync_max));
 }
 
 std::string ImagePath(const std::string& name) {
@@ -120,10 +121,10 @@ uint32_t ImageHarness::ReadReg(uint32_t addr) {
 
 bool ImageHarness::Drain(int max_cycles) {
   for (int i = 0; i < max_cycles; ++i) {
-    if (ReadReg(kTrTeControl) & 8u) return true;
+    if (ReadReg(reg::kTeControl) & reg::kEmpty) return true;
     FabricCycle();
   }
-  return (ReadReg(kTrTeControl) & 8u) != 0;
+  return (ReadReg(reg::kTeControl) & reg::kEmpty) != 0;
 }
 
 }  // namespace ctte::rtl_test

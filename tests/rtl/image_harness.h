@@ -15,25 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "regmap/registers.h"  // register offsets and fields: reg::kTeControl, ...
 #include "rtl/ctte_image_abi.h"
 
 namespace ctte::rtl_test {
-
-// Register offsets (docs/encoder-behaviour.md section 9).
-inline constexpr uint32_t kTrTeControl = 0x000;
-inline constexpr uint32_t kTrTeImpl = 0x004;
-inline constexpr uint32_t kTrTeInstFeatures = 0x008;
-inline constexpr uint32_t kBuildIdLo = 0x100;
-inline constexpr uint32_t kBuildIdHi = 0x104;
-inline constexpr uint32_t kProfile = 0x108;
-inline constexpr uint32_t kCaps = 0x10C;
-inline constexpr uint32_t kMsgCount = 0x110;
-inline constexpr uint32_t kByteCount = 0x114;
-inline constexpr uint32_t kOverflowEpisodes = 0x118;
-inline constexpr uint32_t kRecordsDropped = 0x11C;
-inline constexpr uint32_t kHalfwordsRetired = 0x120;
-inline constexpr uint32_t kStatus = 0x124;
-inline constexpr uint32_t kMutant = 0x128;
 
 /// trTeControl value: Active, Enable, InstTracing as given, mode, sync mode and max.
 uint32_t ControlWord(bool enable, bool tracing, uint32_t mode, uint32_t sync_mode = 0,

@@ -42,19 +42,19 @@ TEST_P(ImageTest, IdentityRegistersMatchManifest) {
   EXPECT_STREQ(h->table().name, GetParam());
   h->Reset();
   const uint64_t build_id =
-      (uint64_t{h->ReadReg(kBuildIdHi)} << 32) | h->ReadReg(kBuildIdLo);
+      (uint64_t{h->ReadReg(reg::kBuildIdHi)} << 32) | h->ReadReg(reg::kBuildIdLo);
   const uint64_t manifest_id = std::stoull(m.at("build_id").get<std::string>(), nullptr, 16);
   EXPECT_EQ(build_id, manifest_id);
   EXPECT_NE(build_id, 0u);
-  const uint32_t profile = h->ReadReg(kProfile);
+  const uint32_t profile = h->ReadReg(reg::kProfile);
   EXPECT_EQ(profile & 0xffu, m.at("profile_id").get<uint32_t>());
   EXPECT_EQ((profile >> 8) & 0xffu, 64u);
   EXPECT_EQ((profile >> 16) & 0xffu, m.at("log2_qdepth").get<uint32_t>());
   EXPECT_EQ(profile >> 24, m.at("log2_fifo_depth").get<uint32_t>());
-  EXPECT_EQ(h->ReadReg(kCaps), m.at("caps").get<uint32_t>());
-  EXPECT_EQ(h->ReadReg(kMutant), m.at("mutant").get<uint32_t>());
-  EXPECT_EQ(h->ReadReg(kTrTeImpl), 0xC7010101u);
-  EXPECT_EQ(h->ReadReg(kTrTeInstFeatures), 0u);
+  EXPECT_EQ(h->ReadReg(reg::kCaps), m.at("caps").get<uint32_t>());
+  EXPECT_EQ(h->ReadReg(reg::kMutant), m.at("mutant").get<uint32_t>());
+  EXPECT_EQ(h->ReadReg(reg::kTeImpl), 0xC7010101u);
+  EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), 0u);
   EXPECT_EQ(h->ReadReg(0x3FC), 0u);
   EXPECT_FALSE(h->failed()) << h->failure();
 }
@@ -75,18 +75,18 @@ TEST(ImageRegisterTest, ControlFieldsAreWarlAndResetAsDocumented) {
   ASSERT_NE(h, nullptr);
   h->Reset();
   // Reset: inactive, mode HTM, InhibitSrc 1, Format N-Trace, Empty 1.
-  EXPECT_EQ(h->ReadReg(kTrTeControl), (1u << 24) | (1u << 15) | (6u << 4) | (1u << 3));
-  h->WriteReg(kTrTeControl, 1u | (5u << 4) | (2u << 16) | (7u << 20));
-  uint32_t c = h->ReadReg(kTrTeControl);
+  EXPECT_EQ(h->ReadReg(reg::kTeControl), (1u << 24) | (1u << 15) | (6u << 4) | (1u << 3));
+  h->WriteReg(reg::kTeControl, 1u | (5u << 4) | (2u << 16) | (7u << 20));
+  uint32_t c = h->ReadReg(reg::kTeControl);
   EXPECT_EQ((c >> 4) & 7u, 6u) << "mode 5 legalizes to HTM";
   EXPECT_EQ((c >> 16) & 3u, 0u) << "sync mode 2 (cycles) legalizes to 0";
   EXPECT_EQ((c >> 20) & 15u, 7u);
-  h->WriteReg(kTrTeControl, 1u | (3u << 4) | (3u << 16));
-  c = h->ReadReg(kTrTeControl);
+  h->WriteReg(reg::kTeControl, 1u | (3u << 4) | (3u << 16));
+  c = h->ReadReg(reg::kTeControl);
   EXPECT_EQ((c >> 4) & 7u, 3u);
   EXPECT_EQ((c >> 16) & 3u, 3u);
-  h->WriteReg(kTrTeControl, 1u);
-  EXPECT_EQ((h->ReadReg(kTrTeControl) >> 4) & 7u, 0u);
+  h->WriteReg(reg::kTeControl, 1u);
+  EXPECT_EQ((h->ReadReg(reg::kTeControl) >> 4) & 7u, 0u);
 }
 
 TEST(ImageRegisterTest, NothingIsOfferedToTheSinkDuringOrRightAfterReset) {
@@ -109,12 +109,12 @@ TEST(ImageRegisterTest, ModelsAreIndependentAndAssertionsStayQuiet) {
   ASSERT_NE(b, nullptr);
   a->Reset();
   b->Reset();
-  a->WriteReg(kTrTeControl, ControlWord(true, true, kModeHtm));
+  a->WriteReg(reg::kTeControl, ControlWord(true, true, reg::kInstModeHtm));
   a->Beat(MakeBeat(0, 0x80000000, 2));
-  a->WriteReg(kTrTeControl, ControlWord(false, false, kModeHtm));
+  a->WriteReg(reg::kTeControl, ControlWord(false, false, reg::kInstModeHtm));
   ASSERT_TRUE(a->Drain());
-  EXPECT_EQ(a->ReadReg(kMsgCount), 2u);
-  EXPECT_EQ(b->ReadReg(kMsgCount), 0u);
+  EXPECT_EQ(a->ReadReg(reg::kMsgCount), 2u);
+  EXPECT_EQ(b->ReadReg(reg::kMsgCount), 0u);
   EXPECT_TRUE(b->bytes().empty());
   EXPECT_FALSE(a->failed()) << a->failure();
   EXPECT_FALSE(b->failed()) << b->failure();
@@ -168,7 +168,7 @@ TEST(ImageRegisterTest, FstWaveformIsWrittenOnRequest) {
   std::remove(path.c_str());
   ASSERT_EQ(h->table().trace_open(h->model(), path.c_str()), 0);
   h->Reset();
-  h->WriteReg(kTrTeControl, ControlWord(true, true, kModeHtm));
+  h->WriteReg(reg::kTeControl, ControlWord(true, true, reg::kInstModeHtm));
   h->Beat(MakeBeat(0, 0x80000000, 2));
   h->Idle(20);
   h->table().trace_close(h->model());

@@ -122,15 +122,16 @@ TEST(ShallowLossTest, StopDuringLossSendsErrorThenTheClosingCorrelation) {
   ASSERT_NE(h, nullptr);
   h->set_sink_ready([] { return false; });  // the sink takes nothing
   h->Reset();
-  h->WriteReg(kTrTeControl, ControlWord(true, true, kModeBtm));
+  h->WriteReg(reg::kTeControl, ControlWord(true, true, reg::kInstModeBtm));
   for (int i = 0; i < 40; ++i) h->Beat(MakeBeat(5, 0x80000000 + 4 * i, 2));
-  EXPECT_EQ(h->ReadReg(kStatus) & 2u, 2u) << "Lost";
-  EXPECT_EQ(h->ReadReg(kOverflowEpisodes), 1u);
-  EXPECT_GT(h->ReadReg(kRecordsDropped), 0u);
-  h->WriteReg(kTrTeControl, ControlWord(false, false, kModeBtm));
+  EXPECT_EQ(h->ReadReg(reg::kStatus) & reg::kStatusLost, reg::kStatusLost) << "Lost";
+  EXPECT_EQ(h->ReadReg(reg::kOverflowEpisodes), 1u);
+  EXPECT_GT(h->ReadReg(reg::kRecordsDropped), 0u);
+  h->WriteReg(reg::kTeControl, ControlWord(false, false, reg::kInstModeBtm));
   h->Idle(20);
-  EXPECT_EQ(h->ReadReg(kStatus) & 8u, 8u) << "close waiting for queue room";
-  EXPECT_EQ(h->ReadReg(kTrTeControl) & 8u, 0u) << "not empty while a close waits";
+  EXPECT_EQ(h->ReadReg(reg::kStatus) & reg::kStatusCloseWaiting, reg::kStatusCloseWaiting)
+      << "close waiting for queue room";
+  EXPECT_EQ(h->ReadReg(reg::kTeControl) & reg::kEmpty, 0u) << "not empty while a close waits";
   h->set_sink_ready(nullptr);
   ASSERT_TRUE(h->Drain());
   uint64_t corruptions = 0;
@@ -141,8 +142,8 @@ TEST(ShallowLossTest, StopDuringLossSendsErrorThenTheClosingCorrelation) {
   EXPECT_EQ(msgs[msgs.size() - 2].type(), Tcode::kError);
   EXPECT_EQ(msgs.back().ToString(), Message::ProgTraceCorrelation(4, 0, 0, 0).ToString());
   for (size_t i = 1; i + 2 < msgs.size(); ++i) EXPECT_EQ(msgs[i].type(), Tcode::kDirectBranch);
-  EXPECT_EQ(h->ReadReg(kMsgCount), msgs.size());
-  EXPECT_EQ(h->ReadReg(kStatus) & 2u, 0u) << "the close ends the loss episode";
+  EXPECT_EQ(h->ReadReg(reg::kMsgCount), msgs.size());
+  EXPECT_EQ(h->ReadReg(reg::kStatus) & reg::kStatusLost, 0u) << "the close ends the loss episode";
   EXPECT_FALSE(h->failed()) << h->failure();
 }
 

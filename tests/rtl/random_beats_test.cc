@@ -56,7 +56,7 @@ TEST(RandomBeatsTest, RtlMatchesReferenceEncoderOnRandomSequences) {
     oracle::ReferenceEncoder ref(cfg);
     const uint32_t mode = static_cast<uint32_t>(cfg.mode);
     auto control = [&](bool enable, bool tracing) {
-      h->WriteReg(kTrTeControl, ControlWord(enable, tracing, mode, cfg.sync_mode, cfg.sync_max));
+      h->WriteReg(reg::kTeControl, ControlWord(enable, tracing, mode, cfg.sync_mode, cfg.sync_max));
     };
     control(true, true);
     ref.Open();
@@ -76,9 +76,9 @@ TEST(RandomBeatsTest, RtlMatchesReferenceEncoderOnRandomSequences) {
     control(false, false);
     if (open) ref.Close();
     ASSERT_TRUE(h->Drain());
-    EXPECT_EQ(h->ReadReg(kOverflowEpisodes), 0u);
+    EXPECT_EQ(h->ReadReg(reg::kOverflowEpisodes), 0u);
     EXPECT_EQ(FirstMessageDifference(h->bytes(), ref.bytes()), "");
-    EXPECT_EQ(h->ReadReg(kMsgCount), ref.messages());
+    EXPECT_EQ(h->ReadReg(reg::kMsgCount), ref.messages());
     EXPECT_FALSE(h->failed()) << h->failure();
   }
 }

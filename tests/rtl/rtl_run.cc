@@ -51,23 +51,23 @@ RtlRunResult RunThroughImage(const std::string& name, const std::vector<oracle::
   if (accept < 1.0) h->set_sink_ready([&sink_rng, accept] { return sink_rng.Unit() < accept; });
   h->Reset();
   const uint32_t mode = static_cast<uint32_t>(options.encoder.mode);
-  h->WriteReg(kTrTeControl, ControlWord(true, true, mode, options.encoder.sync_mode,
-                                        options.encoder.sync_max));
+  h->WriteReg(reg::kTeControl,
+              ControlWord(true, true, mode, options.encoder.sync_mode, options.encoder.sync_max));
   for (const oracle::Retired& b : beats) {
     h->Beat(ToIngress(b));
     if (options.max_stall > 0) h->Idle(static_cast<int>(stall_rng.Below(options.max_stall + 1)));
   }
-  h->WriteReg(kTrTeControl, ControlWord(false, false, mode, options.encoder.sync_mode,
-                                        options.encoder.sync_max));
+  h->WriteReg(reg::kTeControl,
+              ControlWord(false, false, mode, options.encoder.sync_mode, options.encoder.sync_max));
   h->set_sink_ready(nullptr);  // the sink drains at full speed after the stop
   res.drained = h->Drain(1 << 22);
   res.rtl_bytes = h->bytes();
-  res.msg_count = h->ReadReg(kMsgCount);
-  res.byte_count = h->ReadReg(kByteCount);
-  res.overflow_episodes = h->ReadReg(kOverflowEpisodes);
-  res.records_dropped = h->ReadReg(kRecordsDropped);
-  res.halfwords_retired = h->ReadReg(kHalfwordsRetired);
-  res.control = h->ReadReg(kTrTeControl);
+  res.msg_count = h->ReadReg(reg::kMsgCount);
+  res.byte_count = h->ReadReg(reg::kByteCount);
+  res.overflow_episodes = h->ReadReg(reg::kOverflowEpisodes);
+  res.records_dropped = h->ReadReg(reg::kRecordsDropped);
+  res.halfwords_retired = h->ReadReg(reg::kHalfwordsRetired);
+  res.control = h->ReadReg(reg::kTeControl);
   res.fabric_cycles = h->fabric_cycles();
   if (h->failed()) res.failure = h->failure();
   return res;

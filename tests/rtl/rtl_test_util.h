@@ -16,9 +16,6 @@
 
 namespace ctte::rtl_test {
 
-inline constexpr uint32_t kModeBtm = 3;
-inline constexpr uint32_t kModeHtm = 6;
-
 inline ctte_ingress MakeBeat(uint8_t itype, uint64_t iaddr, uint8_t iretire) {
   ctte_ingress b{};
   b.valid = 1;

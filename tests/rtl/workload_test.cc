@@ -59,7 +59,7 @@ TEST_P(WorkloadTest, DropFreeRunGivesReferenceBytesAndIssPcs) {
     ASSERT_EQ(r.overflow_episodes, 0u) << "the run dropped: not a drop-free run";
     EXPECT_EQ(FirstMessageDifference(r.rtl_bytes, r.reference_bytes), "");
     EXPECT_EQ(r.byte_count, r.rtl_bytes.size());
-    EXPECT_EQ(r.control & 8u, 8u) << "trTeEmpty after the drain";
+    EXPECT_EQ(r.control & reg::kEmpty, reg::kEmpty) << "trTeEmpty after the drain";
 
     uint32_t halfwords = 0;
     for (const oracle::Retired& b : run.beats) halfwords += b.iretire();

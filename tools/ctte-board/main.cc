@@ -14,9 +14,7 @@
 #include <string>
 
 #include "lab/board_server.h"
-#ifdef CTTE_LAB_HAS_SIM
 #include "lab/sim/sim_board.h"
-#endif
 
 #ifndef CTTE_VERSION
 #define CTTE_VERSION "unknown"
@@ -81,7 +79,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ctte-board: give exactly one of --stdio and --unix PATH\n");
     return 2;
   }
-#ifdef CTTE_LAB_HAS_SIM
   ctte::lab::SimBoardOptions sim;
   sim.slot_dir = slot_dir;
   sim.serial = serial;
@@ -101,9 +98,4 @@ int main(int argc, char** argv) {
     return 2;
   }
   return 0;
-#else
-  (void)server;
-  std::fprintf(stderr, "ctte-board: built without the simulated board (no ISS in oracle/)\n");
-  return 2;
-#endif
 }

@@ -3,11 +3,11 @@
 
 #include <cinttypes>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <memory>
 
 #include "base/files.h"
+#include "base/text.h"
 #include "db/database.h"
 #include "runner/campaign_spec.h"
 #include "runner/draw.h"
@@ -99,15 +99,6 @@ int RunDraw(const CampaignFlags& f) {
   return kExitOk;
 }
 
-std::string UtcNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 int RunPlan(const CampaignFlags& f) {
   std::string text;
   auto spec = LoadOrReport(f.spec_path, &text);
@@ -135,7 +126,7 @@ int RunPlan(const CampaignFlags& f) {
     return kExitUsage;
   }
   auto campaign_id = (*db)->UpsertCampaign(
-      {spec->name, spec->description, spec->seed, text, UtcNow()});
+      {spec->name, spec->description, spec->seed, text, NowIsoUtc()});
   if (!campaign_id.ok()) {
     std::fprintf(stderr, "ctte-lab: %s\n", campaign_id.status().ToString().c_str());
     return kExitUsage;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/files.h"
+#include "base/text.h"
 #include "oracle/ntrace_reader.h"
 #include "oracle/program_image.h"
 #include "oracle/reconstruct.h"
@@ -36,7 +37,7 @@ class CliSink : public oracle::PcSink {
   void OnPcs(const uint64_t* pcs, size_t n) override {
     if (out_ == nullptr) return;
     for (size_t i = 0; i < n; ++i) {
-      std::fprintf(out_, "0x%llx\n", static_cast<unsigned long long>(pcs[i]));
+      std::fprintf(out_, "%s\n", HexShort(pcs[i]).c_str());
     }
   }
   void OnMarker(const Marker& m) override { markers.push_back(m); }
@@ -58,12 +59,6 @@ class PrintingReporter : public oracle::MessageReader::Reporter {
                 reason.c_str());
   }
 };
-
-std::string Hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 int RunDecode(const DecodeArgs& a) {
   Result<std::vector<uint8_t>> bytes = ReadFileBytes(a.trace);
@@ -152,7 +147,7 @@ int RunDecode(const DecodeArgs& a) {
                           {"pc_index", mk.pc_index},
                           {"offset", mk.offset}};
       switch (mk.kind) {
-        case Marker::Kind::kAnchor: x["sync"] = mk.code; x["pc"] = Hex(mk.pc); break;
+        case Marker::Kind::kAnchor: x["sync"] = mk.code; x["pc"] = HexShort(mk.pc); break;
         case Marker::Kind::kLoss: x["etype"] = mk.code; x["ecode"] = mk.value; break;
         case Marker::Kind::kCorrelation: x["evcode"] = mk.code; break;
         case Marker::Kind::kDecodeError: x["reason"] = mk.reason; break;

@@ -10,6 +10,7 @@
 
 #include "db/database.h"
 #include "runner/campaign_spec.h"
+#include "runner/replay.h"
 #include "runner/run_config.h"
 #include "tools/ctte-lab/command.h"
 
@@ -48,11 +49,6 @@ Status Collect(db::Database& db, const std::string& campaign, History* h) {
 }
 
 // The replay command of a run, naming the database unless it is the default one.
-std::string ReplayCommand(int64_t id, const std::string& db_path) {
-  return "ctte-lab replay " + std::to_string(id) +
-         (db_path == "out/ctte.db" ? std::string() : " --db " + db_path);
-}
-
 void PrintJson(const History& h, const std::string& db_path) {
   using nlohmann::ordered_json;
   ordered_json j;
@@ -81,7 +77,7 @@ void PrintJson(const History& h, const std::string& db_path) {
     j["red_runs"].push_back({{"id", r.id}, {"campaign", r.campaign_name},
                              {"index", r.run.index}, {"seed", runner::SeedHex(r.run.seed)},
                              {"started_at", r.run.started_at},
-                             {"replay", ReplayCommand(r.id, db_path)}});
+                             {"replay", runner::ReplayCommand(r.id, db_path)}});
   }
   std::printf("%s\n", j.dump(2).c_str());
 }
@@ -121,7 +117,7 @@ void PrintText(const History& h, const std::string& db_path) {
   for (const auto& r : h.red_runs) {
     std::printf("  run %" PRId64 "  %s #%" PRIu64 "  seed %s  replay: %s\n", r.id,
                 r.campaign_name.c_str(), r.run.index, runner::SeedHex(r.run.seed).c_str(),
-                ReplayCommand(r.id, db_path).c_str());
+                runner::ReplayCommand(r.id, db_path).c_str());
   }
   if (h.red_runs.empty()) std::printf("  (none)\n");
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
 #include "oracle/iss.h"
 #include "oracle/program_image.h"
 #include "tools/ctte-lab/command.h"
@@ -61,7 +62,7 @@ int RunIss(const IssFlags& f) {
   oracle::Retired r;
   while (iss.Step(&r)) {
     ++itypes[static_cast<size_t>(r.itype) & 15];
-    if (pcs && r.retires) std::fprintf(pcs.get(), "0x%" PRIx64 "\n", r.pc);
+    if (pcs && r.retires) std::fprintf(pcs.get(), "%s\n", HexShort(r.pc).c_str());
   }
   const bool exited = iss.stop_reason() == oracle::StopReason::kExited;
   if (f.json) {

@@ -1,16 +1,17 @@
 // `ctte-lab run`: capture + reference + decode + judge for one configuration, on a simulated
 // board run as a child process (and the determinism twin on a second one with --twin). Takes the
-// capture options (tools/ctte-lab/plan_flags.h) or a drawn RunConfig (--config FILE, as printed
-// by `campaign draw --json`). Prints the eight verdicts with evidence (docs/verdicts.md).
+// capture options (tools/ctte-lab/plan_flags.h, turned into a RunConfig by runner/cli_config.h)
+// or a RunConfig file (--config FILE, as printed by `campaign draw --json` or in `run --json`'s
+// "config"). Prints the eight verdicts with evidence (docs/verdicts.md).
 // Exit: 0 green, 1 red, 2 usage or infrastructure error, 3 invalid measurement.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 
 #include "base/files.h"
 #include "lab/remote_board.h"
+#include "runner/cli_config.h"
 #include "runner/execute.h"
 #include "tools/ctte-lab/command.h"
 #include "tools/ctte-lab/plan_flags.h"
@@ -23,7 +24,6 @@ struct RunFlags {
   std::string config_file, image_dir = CTTE_DEFAULT_IMAGE_DIR;
   std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR, stream_out;
   bool twin = false;
-  uint64_t window_start = 0, pause = 0, resume = 0, stop = 0;
 };
 
 int Usage(const Status& s) {
@@ -31,73 +31,10 @@ int Usage(const Status& s) {
   return kExitUsage;
 }
 
-// A RunConfig from the capture-style flags (campaign "cli", index 0).
-Result<runner::RunConfig> ConfigFromFlags(const RunFlags& f, runner::ExecuteOptions* o) {
-  const PlanFlags& p = f.plan;
-  if (p.manifest.empty() || p.workload.empty()) {
-    return Status::InvalidArgument("--image and --workload are required without --config");
-  }
-  Result<lab::ImageManifest> m = lab::ImageManifest::Load(p.manifest);
-  if (!m.ok()) return m.status();
-  runner::RunConfig c;
-  c.campaign = "cli";
-  c.seed = p.seed;
-  c.image = m->name;
-  c.workload = std::filesystem::path(p.workload).stem().string();
-  Result<uint8_t> mode = ParseModeFlag(p.mode);
-  if (!mode.ok()) return mode.status();
-  c.mode = p.mode;
-  Result<uint8_t> sm = ParseSyncModeFlag(p.sync_mode);
-  if (!sm.ok()) return sm.status();
-  Result<uint32_t> period = ParseSyncPeriodFlag(p.sync_period);
-  if (!period.ok()) return period.status();
-  if (*sm != 0) {
-    c.sync_params.kind = *sm == 1 ? runner::SyncPolicy::Kind::kMessages
-                                  : runner::SyncPolicy::Kind::kHalfwords;
-    c.sync_params.period_log2 = *period == 0 ? 4 : *period;
-    c.sync = std::string(*sm == 1 ? "messages:" : "halfwords:") +
-             std::to_string(c.sync_params.period_log2);
-  } else {
-    c.sync = "off";
-  }
-  c.backpressure = p.backpressure;
-  Result<lab::BackpressureProfile> sink = SinkFromFlags(p);
-  if (!sink.ok()) return sink.status();
-  Result<lab::StallPlan> stall = StallFromFlags(p);
-  if (!stall.ok()) return stall.status();
-  o->sink_override = *sink;
-  o->stall_override = *stall;
-  c.fabric_mhz = static_cast<uint32_t>(p.fabric_mhz);
-  c.fabric_hz = static_cast<uint64_t>(std::llround(p.fabric_mhz * 1e6));
-  c.sink_hz = static_cast<uint64_t>(std::llround(p.sink_mhz * 1e6));
-  c.interrupt_every = p.interrupt_every;
-  c.interrupts = p.interrupt_every ? "storm" : "none";
-  c.window_start = f.window_start;
-  c.window = "full";
-  if (f.pause != 0 || f.resume != 0) {
-    c.window_pause = f.pause;
-    c.window_resume = f.resume;
-    c.window = "pause_resume";
-  }
-  if (f.stop != 0) {
-    c.window_stop = f.stop;
-    c.window = "early_stop";
-  }
-  if (f.window_start != 0) c.window = "late_start";
-  c.overflow_regime = "cli";
-  o->manifest_path = p.manifest;
-  o->workload_path = p.workload;
-  return c;
-}
-
 int RunRun(const RunFlags& f) {
   runner::ExecuteOptions o;
   o.image_dir = f.image_dir;
   o.workload_dir = f.workload_dir;
-  o.max_instructions = f.plan.max_instructions;
-  o.ring_bytes = f.plan.ring_bytes;
-  o.drain_budget_sink_cycles = f.plan.drain_budget;
-  o.fst_path = f.plan.waves;
   runner::RunConfig config;
   if (!f.config_file.empty()) {
     Result<std::string> text = ReadFileText(f.config_file);
@@ -105,10 +42,9 @@ int RunRun(const RunFlags& f) {
     Result<runner::RunConfig> c = runner::RunConfigFromJson(*text);
     if (!c.ok()) return Usage(Status::InvalidArgument(f.config_file + ": " + c.status().message()));
     config = *c;
-    if (!f.plan.manifest.empty()) o.manifest_path = f.plan.manifest;
-    if (!f.plan.workload.empty()) o.workload_path = f.plan.workload;
+    runner::PlanOptionsFromFlags(f.plan, &o);
   } else {
-    Result<runner::RunConfig> c = ConfigFromFlags(f, &o);
+    Result<runner::RunConfig> c = runner::RunConfigFromFlags(f.plan, &o);
     if (!c.ok()) return Usage(c.status());
     config = *c;
   }
@@ -148,11 +84,12 @@ int RunRun(const RunFlags& f) {
     std::printf("%s", runner::FormatOutcome(out).c_str());
   }
   switch (out.status) {
-    case db::RunStatus::kGreen: return kExitOk;
-    case db::RunStatus::kRed: return kExitRed;
-    case db::RunStatus::kInvalid: return kExitInvalid;
-    default: return kExitUsage;
+    case runner::RunStatus::kGreen: return kExitOk;
+    case runner::RunStatus::kRed: return kExitRed;
+    case runner::RunStatus::kInvalid: return kExitInvalid;
+    case runner::RunStatus::kInfra: return kExitUsage;
   }
+  return kExitUsage;
 }
 
 const Registrar kRegistrar{Command{
@@ -164,10 +101,11 @@ const Registrar kRegistrar{Command{
                      "a RunConfig JSON (as printed by `campaign draw --json`)");
       sub.add_option("--image-dir", f->image_dir, "image manifests for --config");
       sub.add_option("--workload-dir", f->workload_dir, "workload ELFs for --config");
-      sub.add_option("--window-start", f->window_start, "open the trace window at this retirement");
-      sub.add_option("--pause", f->pause, "pause tracing at this retirement (with --resume)");
-      sub.add_option("--resume", f->resume, "resume tracing at this retirement");
-      sub.add_option("--stop", f->stop, "stop (trTeEnable=0, flush) at this retirement");
+      sub.add_option("--window-start", f->plan.window_start,
+                     "open the trace window at this retirement");
+      sub.add_option("--pause", f->plan.pause, "pause tracing at this retirement (with --resume)");
+      sub.add_option("--resume", f->plan.resume, "resume tracing at this retirement");
+      sub.add_option("--stop", f->plan.stop, "stop (trTeEnable=0, flush) at this retirement");
       sub.add_option("--stream-out", f->stream_out, "write the captured bytes here");
       sub.add_flag("--twin", f->twin, "run the determinism twin on a second board");
       return [f] { return RunRun(*f); };

@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/json.h"
 #include "db/database.h"
+#include "runner/replay.h"
 #include "runner/run_config.h"
 #include "tools/ctte-lab/command.h"
 
@@ -30,11 +32,8 @@ int Fail(const Status& s) {
 
 Json ParsedOrNull(const std::string& text) {
   if (text.empty()) return Json();
-  try {
-    return Json::parse(text);
-  } catch (const nlohmann::json::exception&) {
-    return Json(text);  // shown as stored
-  }
+  Result<nlohmann::ordered_json> j = ParseJsonText(text, "stored column");
+  return j.ok() ? Json(*j) : Json(text);  // unparsable: shown as stored
 }
 
 Json ClockJson(const db::ClockReading& c) {
@@ -65,8 +64,7 @@ int RunShow(const ShowFlags& f) {
   const std::string reason = metrics.is_object() && metrics.contains("status_reason")
                                  ? metrics["status_reason"].get<std::string>()
                                  : "";
-  const std::string replay =
-      "ctte-lab replay " + std::to_string(row->id) + " --db " + f.db_path;
+  const std::string replay = runner::ReplayCommand(row->id, f.db_path);
 
   if (f.json) {
     Json j;

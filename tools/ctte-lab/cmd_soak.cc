@@ -18,6 +18,7 @@
 #include "reports/junit_report.h"
 #include "reports/report_model.h"
 #include "runner/campaign_spec.h"
+#include "runner/replay.h"
 #include "runner/soak.h"
 #include "tools/ctte-lab/command.h"
 #include "tools/ctte-lab/plan_flags.h"
@@ -35,6 +36,7 @@ struct SoakFlags {
   std::string resume;
   std::string seed;
   std::string store_streams = "red";
+  std::string shard;
   std::string image_dir = CTTE_DEFAULT_IMAGE_DIR;
   std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
   std::string board_path;
@@ -73,9 +75,9 @@ class Progress {
     std::snprintf(line, sizeof line,
                   "run %llu seed %s %s on board %u (%.1f s)%s%s",
                   static_cast<unsigned long long>(e.index), runner::SeedHex(e.seed).c_str(),
-                  db::RunStatusName(e.status), e.board, e.wall_seconds,
+                  runner::RunStatusName(e.status), e.board, e.wall_seconds,
                   e.twin_of ? (" twin of " + std::to_string(*e.twin_of)).c_str() : "",
-                  e.status == db::RunStatus::kGreen ? "" : (": " + e.reason).c_str());
+                  e.status == runner::RunStatus::kGreen ? "" : (": " + e.reason).c_str());
     char status[256];
     std::snprintf(status, sizeof status,
                   "%llu%s done; green %llu, red %llu, invalid %llu, infra %llu; %.0f runs/h; "
@@ -89,17 +91,15 @@ class Progress {
                   left.empty() ? "?" : left.c_str());
     if (tty_) {
       // Non-green runs stay on the screen; the status line is redrawn in place.
-      if (e.status != db::RunStatus::kGreen) std::fprintf(stderr, "\r\033[K%s\n", line);
-      if (e.status == db::RunStatus::kRed) {
-        std::fprintf(stderr, "  replay: ctte-lab replay %lld --db %s\n",
-                     static_cast<long long>(e.run_id), db_path_.c_str());
+      if (e.status != runner::RunStatus::kGreen) std::fprintf(stderr, "\r\033[K%s\n", line);
+      if (e.status == runner::RunStatus::kRed) {
+        std::fprintf(stderr, "  replay: %s\n", runner::ReplayCommand(e.run_id, db_path_).c_str());
       }
       std::fprintf(stderr, "\r\033[K%s", status);
     } else {
       std::fprintf(stderr, "%s | %s\n", line, status);
-      if (e.status == db::RunStatus::kRed) {
-        std::fprintf(stderr, "  replay: ctte-lab replay %lld --db %s\n",
-                     static_cast<long long>(e.run_id), db_path_.c_str());
+      if (e.status == runner::RunStatus::kRed) {
+        std::fprintf(stderr, "  replay: %s\n", runner::ReplayCommand(e.run_id, db_path_).c_str());
       }
     }
     std::fflush(stderr);
@@ -152,6 +152,11 @@ int RunSoakCommand(const SoakFlags& f) {
   if (f.store_streams != "red" && f.store_streams != "all") {
     return Usage("--store-streams must be red or all, not '" + f.store_streams + "'");
   }
+  if (!f.shard.empty()) {
+    Result<runner::ShardSpec> shard = runner::ParseShard(f.shard);
+    if (!shard.ok()) return Usage(shard.status().message());
+    o.shard = *shard;
+  }
   o.boards = f.boards;
   o.db_path = f.db_path;
   o.resume = f.resume;
@@ -182,7 +187,7 @@ int RunSoakCommand(const SoakFlags& f) {
   if (f.json) {
     nlohmann::ordered_json j{
         {"campaign", s->campaign_name}, {"campaign_id", s->campaign_id},
-        {"db", f.db_path}, {"reports", report_files},
+        {"db", f.db_path}, {"shard", runner::ShardText(o.shard)}, {"reports", report_files},
         {"session", {{"runs", s->counts.done}, {"green", s->counts.green},
                      {"red", s->counts.red}, {"invalid", s->counts.invalid},
                      {"infra", s->counts.infra}, {"retried", s->counts.retried},
@@ -233,6 +238,9 @@ const Registrar kRegistrar{Command{
                      "own campaign in the database; give the same --seed to --resume it)");
       sub.add_option("--store-streams", f->store_streams,
                      "keep stream bytes for red and invalid runs (red, default) or all runs");
+      sub.add_option("--shard", f->shard,
+                     "run only shard I of N (1-based, e.g. $CI_NODE_INDEX/$CI_NODE_TOTAL): "
+                     "index pairs (2k, 2k+1) with k mod N = I-1; merge with `ctte-lab db merge`");
       sub.add_option("--image-dir", f->image_dir, "image manifests");
       sub.add_option("--workload-dir", f->workload_dir, "workload ELFs");
       sub.add_option("--board", f->board_path, "the ctte-board executable (default: next to this)");

@@ -1,6 +1,9 @@
 // The ctte-lab command table (house style 1): each cmd_*.cc file registers one top-level command
-// with a static Registrar, and main() dispatches. Commands parse flags with CLI11 and call the
-// libraries; they hold no logic of their own beyond formatting.
+// with a static Registrar, and main() dispatches. A command parses its flags with CLI11, calls
+// one library function for its work (e.g. run: runner::RunConfigFromFlags + PrepareRun +
+// ExecuteRun; capture: runner::RunBoardSession; replay: runner::ReplayRun; soak:
+// runner::RunSoak) and prints the result; checks of flag values and output formatting are all
+// that lives in tools/.
 #pragma once
 
 #include <functional>

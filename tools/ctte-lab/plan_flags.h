@@ -1,27 +1,19 @@
 // Flags shared by the commands that run one configuration on a simulated board (`capture`,
-// `run`): their names, help texts and the conversion to a board plan, in one place.
+// `run`): their names and help texts, in one place. The values go to runner/cli_config.h,
+// which turns them into a RunConfig (the conversion lives in the library, not here).
 // Header-only (tools/ctte-lab globs cmd_*.cc; helpers live in headers).
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
-#include <cmath>
 #include <string>
 
-#include "base/random.h"
-#include "base/status.h"
-#include "lab/board.h"
+#include "runner/cli_config.h"
 
 namespace ctte::cli {
 
-struct PlanFlags {
-  std::string manifest, workload, waves;
-  std::string mode = "htm", sync_mode = "off", backpressure = "none";
-  uint64_t sync_period = 0;
-  double fabric_mhz = 0, sink_mhz = 100, ipc = 1.0;
-  uint64_t interrupt_every = 0, seed = 1, max_instructions = 5'000'000;
-  uint64_t ring_bytes = 1u << 20, drain_budget = 1'000'000;
+struct PlanFlags : runner::CliRunFlags {
   bool json = false;
 };
 
@@ -39,62 +31,17 @@ inline void AddPlanOptions(CLI::App& sub, PlanFlags& f, bool required) {
   sub.add_option("--fabric-mhz", f.fabric_mhz, "fabric clock (default: the image's fmax)");
   sub.add_option("--sink-mhz", f.sink_mhz, "sink clock (default 100)");
   sub.add_option("--backpressure", f.backpressure,
-                 "none | uniform:P | bursty:R1-R2:S1-S2 (sink cycles)");
+                 "none | uniform:P (ready %, 1..100) | bursty:A-B (block lengths in sink "
+                 "cycles); the campaign grammar, docs/campaign-spec.md");
   sub.add_option("--interrupt-every", f.interrupt_every,
                  "machine software interrupt every N retired instructions");
-  sub.add_option("--ipc", f.ipc, "core IPC in (0, 1]: seeded idle cycles between beats");
+  sub.add_option("--ipc", f.ipc, "core IPC in [0.01, 1], steps of 0.01: seeded idle cycles");
   sub.add_option("--seed", f.seed, "run seed (stall pattern, sink pattern, model X init)");
   sub.add_option("--max-instructions", f.max_instructions, "ISS instruction budget");
   sub.add_option("--ring-bytes", f.ring_bytes, "capture ring size (default 1 MiB)");
   sub.add_option("--drain-budget", f.drain_budget, "sink cycles allowed for the drain");
   sub.add_option("--waves", f.waves, "write an FST waveform here");
   sub.add_flag("--json", f.json, "print the result as JSON");
-}
-
-/// trTeInstMode for --mode.
-inline Result<uint8_t> ParseModeFlag(const std::string& mode) {
-  if (mode == "htm") return uint8_t{6};
-  if (mode == "btm") return uint8_t{3};
-  return Status::InvalidArgument("--mode: expected htm or btm, got '" + mode + "'");
-}
-
-/// trTeInstSyncMode for --sync-mode.
-inline Result<uint8_t> ParseSyncModeFlag(const std::string& s) {
-  if (s == "off" || s == "0") return uint8_t{0};
-  if (s == "messages" || s == "1") return uint8_t{1};
-  if (s == "halfwords" || s == "3") return uint8_t{3};
-  return Status::InvalidArgument("--sync-mode: expected off|messages|halfwords (0|1|3), got '" +
-                                 s + "'");
-}
-
-/// log2 of --sync-period (0 when not given); must be a power of two in [16, 2^19].
-inline Result<uint32_t> ParseSyncPeriodFlag(uint64_t period) {
-  if (period == 0) return uint32_t{0};
-  uint32_t log2 = 0;
-  while ((1ull << log2) < period) ++log2;
-  if ((1ull << log2) != period || log2 < 4 || log2 > 19) {
-    return Status::InvalidArgument("--sync-period: must be a power of two in [16, 524288], got " +
-                                   std::to_string(period));
-  }
-  return log2;
-}
-
-/// The sink pattern of --backpressure, seeded from --seed.
-inline Result<lab::BackpressureProfile> SinkFromFlags(const PlanFlags& f) {
-  Result<lab::BackpressureProfile> bp = lab::ParseBackpressure(f.backpressure);
-  if (!bp.ok()) return Status::InvalidArgument("--backpressure: " + bp.status().message());
-  bp->seed = DeriveSeed(f.seed, "backpressure");
-  return bp;
-}
-
-/// The core stall pattern of --ipc, seeded from --seed.
-inline Result<lab::StallPlan> StallFromFlags(const PlanFlags& f) {
-  if (!(f.ipc > 0.0) || f.ipc > 1.0) return Status::InvalidArgument("--ipc: must be in (0, 1]");
-  lab::StallPlan s;
-  s.seed = DeriveSeed(f.seed, "stall");
-  s.ipc_den = 1'000'000;
-  s.ipc_num = static_cast<uint32_t>(std::lround(f.ipc * 1e6));
-  return s;
 }
 
 /// ctte-board next to this executable.

@@ -1,0 +1,62 @@
+// Output files: the one way CTTE Lab writes a file a user named (reports, streams, PC lists,
+// ELFs, stored images). The rule, in docs/inputs-and-outputs.md:
+//
+//   - Only a regular file is ever replaced. A symbolic link, FIFO, device (/dev/full,
+//     /dev/null), socket or directory at the path is refused with an error that names the path
+//     and what is there; it is left untouched. (There is no "write through to a device" mode.)
+//   - A missing parent folder is an error ("parent folder X does not exist") unless
+//     OutputOptions::create_parents says to create it.
+//   - The data goes to a temporary file in the same folder, which is renamed over the target,
+//     so a reader sees the old file or the new one, never half of one. The temporary file is
+//     removed on every failure path (open, write, ENOSPC, close, rename).
+//   - A replaced file keeps its permission bits; a new file gets 0666 minus the umask. The
+//     owner of a replaced file is not preserved (the new file belongs to the writer).
+//
+// Errors carry the errno's meaning (base/files.h ErrnoStatus): EACCES is "permission denied"
+// (IOError), never NotFound. Not defended: a path swapped for a symlink by another process
+// between our last check and rename(2); a new file is created with RENAME_NOREPLACE, so that
+// race cannot replace something that appeared in the meantime.
+//
+// Thread-safe: no shared state besides an atomic counter for temporary names.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace ctte {
+
+struct OutputOptions {
+  /// Create missing parent folders (like mkdir -p; folders get 0777 minus the umask).
+  bool create_parents = false;
+  /// Replace an existing regular file. When false an existing file is an error.
+  bool replace_existing = true;
+  /// fsync the file before the rename and its folder after it (survives a power cut; slower).
+  bool sync = false;
+};
+
+/// Writes `size` bytes to `path` by the rule above.
+Status WriteOutputFile(const std::string& path, const void* data, size_t size,
+                       const OutputOptions& options = {});
+inline Status WriteOutputFile(const std::string& path, std::string_view text,
+                              const OutputOptions& options = {}) {
+  return WriteOutputFile(path, text.data(), text.size(), options);
+}
+inline Status WriteOutputFile(const std::string& path, const std::vector<uint8_t>& bytes,
+                              const OutputOptions& options = {}) {
+  return WriteOutputFile(path, bytes.data(), bytes.size(), options);
+}
+
+/// Whether WriteOutputFile(path, ..., options) would be refused for its path, checked without
+/// writing anything: for --html/--csv/--out flags, before a long soak spends hours.
+Status CheckOutputPath(const std::string& path, const OutputOptions& options = {});
+
+/// `dir` exists, is a folder (a symlink to one is fine) and a file can be created in it
+/// (probed by creating and removing an empty file, so read-only mounts and ACLs count).
+Status CheckWritableDir(const std::string& dir);
+
+}  // namespace ctte

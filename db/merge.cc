@@ -1,0 +1,542 @@
+// Merging lab databases (db/merge.h).
+//
+// What and how: every input gets its own read-only connection and is checked (schema version,
+// integrity_check, foreign_key_check) before the output is touched. The output is then opened
+// (created and migrated by Database::Open), checked, and written in one BEGIN IMMEDIATE
+// transaction: per input, images and boards (keyed rows; a board id map), campaigns (matched
+// on name and spec SHA-256; a campaign id map), then runs in id order, so a replay's target is
+// always mapped before the replay itself (a replay row is written after the run it replays).
+// Rows are copied column by column with their SQLite types; campaign_id, board_id and replay_of
+// are re-pointed through the maps. Separate connections rather than ATTACH: ATTACH cannot run
+// inside a transaction and is limited to ten files, and a merge of many shards must be one
+// transaction.
+#include "db/merge.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <tuple>
+#include <utility>
+
+#include "db/database.h"
+#include "db/statement.h"
+
+namespace ctte::db {
+
+using internal::SqliteError;
+using internal::Statement;
+using internal::Transaction;
+
+namespace {
+
+// Columns copied for a run, in order; true where the column is an INTEGER.
+constexpr const char* kRunColumns =
+    "campaign_id, idx, seed, config_json, status, image_name, image_sha256, board_id, "
+    "fabric_hz_requested, fabric_hz_programmed, fabric_hz_read_back, "
+    "sink_hz_requested, sink_hz_programmed, sink_hz_read_back, started_at, wall_ms, "
+    "stream_sha256, stream_size, counters_json, metrics_json, replay_of";
+constexpr bool kRunColumnIsInt[] = {true,  true,  false, false, false, false, false,
+                                    true,  true,  true,  true,  true,  true,  true,
+                                    false, true,  false, true,  false, false, true};
+constexpr int kRunColumnCount = 21;
+constexpr int kCampaignIdParam = 1, kBoardIdParam = 8, kReplayOfParam = 21;
+
+/// Binds column `col` of `from` (NULL, integer or text as the schema has it) to `to`'s `param`.
+void CopyColumn(const Statement& from, int col, bool is_int, Statement& to, int param) {
+  if (from.IsNull(col)) to.BindNull(param);
+  else if (is_int) to.Bind(param, from.Int(col));
+  else to.Bind(param, from.Text(col));
+}
+
+class Connection {
+ public:
+  Connection() = default;
+  ~Connection() { sqlite3_close(db_); }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  Status Open(const std::string& path, int flags, int busy_timeout_ms) {
+    const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+    if (rc != SQLITE_OK) {
+      return Status::IOError(path + ": cannot open: " +
+                             (db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc)));
+    }
+    sqlite3_extended_result_codes(db_, 1);
+    sqlite3_busy_timeout(db_, busy_timeout_ms);
+    return Status::Ok();
+  }
+  sqlite3* get() const { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+std::string Prefixed(const std::string& path, const Status& st) {
+  return path + ": " + st.message();
+}
+
+/// PRAGMA integrity_check and foreign_key_check; `role` is "input" or "output".
+Status CheckIntact(sqlite3* db, const std::string& path, const char* role) {
+  std::string problems;
+  {
+    Statement s(db, "PRAGMA integrity_check");
+    while (true) {
+      auto row = s.Step();
+      if (!row.ok()) {
+        return Status::Corruption(std::string(role) + " " + path +
+                                  " is damaged or not a database: " + row.status().message());
+      }
+      if (!*row) break;
+      const std::string line = s.Text(0);
+      if (line == "ok") continue;
+      if (problems.size() < 400) problems += (problems.empty() ? "" : "; ") + line;
+    }
+  }
+  if (!problems.empty()) {
+    return Status::Corruption(std::string(role) + " " + path +
+                              " fails PRAGMA integrity_check: " + problems);
+  }
+  Statement fk(db, "PRAGMA foreign_key_check");
+  auto row = fk.Step();
+  if (!row.ok()) return Status::Corruption(std::string(role) + " " + path + ": " + row.status().message());
+  if (*row) {
+    return Status::Corruption(std::string(role) + " " + path +
+                              " fails PRAGMA foreign_key_check: a row of table " + fk.Text(0) +
+                              " (rowid " + std::to_string(fk.Int(1)) + ") points at a missing " +
+                              fk.Text(2) + " row");
+  }
+  return Status::Ok();
+}
+
+Status CheckSchemaVersion(sqlite3* db, const std::string& path) {
+  Statement s(db, "PRAGMA user_version");
+  auto row = s.Step();
+  if (!row.ok()) {
+    return Status::Corruption("input " + path + " is damaged or not a database: " +
+                              row.status().message());
+  }
+  const int64_t version = *row ? s.Int(0) : 0;
+  if (version != Database::LatestSchemaVersion()) {
+    return Status::InvalidArgument(
+        "input " + path + " has schema version " + std::to_string(version) +
+        (version == 0 ? " (not a lab database)" : "") + "; this build merges version " +
+        std::to_string(Database::LatestSchemaVersion()) +
+        (version > 0 && version < Database::LatestSchemaVersion()
+             ? " (open it once with this build, e.g. ctte-lab history --db FILE, to migrate it)"
+             : ""));
+  }
+  return Status::Ok();
+}
+
+struct CampaignKey {
+  int64_t out_id = 0;
+  std::string name, seed, spec_sha256;
+  std::string Label() const {
+    return name + " (seed " + seed + ", spec SHA-256 " + spec_sha256.substr(0, 12) + "...)";
+  }
+};
+
+/// The merge of one input into the open output transaction.
+class InputMerger {
+ public:
+  InputMerger(sqlite3* in, sqlite3* out, const std::string& in_path, const std::string& out_path,
+              const MergeOptions& options,
+              std::map<std::pair<int64_t, int64_t>, std::string>* origin,
+              MergeInputSummary* summary)
+      : in_(in), out_(out), in_path_(in_path), out_path_(out_path), options_(options),
+        origin_(origin), summary_(summary) {}
+
+  Status Run() {
+    CTTE_RETURN_IF_ERROR(Images());
+    CTTE_RETURN_IF_ERROR(Boards());
+    CTTE_RETURN_IF_ERROR(Campaigns());
+    return Runs();
+  }
+
+ private:
+  Status Images() {
+    Statement sel(in_, "SELECT name, sha256, build_id, manifest_json FROM images ORDER BY id");
+    while (true) {
+      auto row = sel.Step();
+      if (!row.ok()) return Input(row.status());
+      if (!*row) return Status::Ok();
+      Statement ins(out_,
+                    "INSERT INTO images (name, sha256, build_id, manifest_json) "
+                    "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING");
+      for (int c = 0; c < 4; ++c) CopyColumn(sel, c, false, ins, c + 1);
+      CTTE_RETURN_IF_ERROR(ins.Run());
+      summary_->counts.images_added += static_cast<uint64_t>(sqlite3_changes(out_));
+    }
+  }
+
+  Status Boards() {
+    Statement sel(in_, "SELECT id, kind, serial, info_json FROM boards ORDER BY id");
+    while (true) {
+      auto row = sel.Step();
+      if (!row.ok()) return Input(row.status());
+      if (!*row) return Status::Ok();
+      Statement ins(out_,
+                    "INSERT INTO boards (kind, serial, info_json) VALUES (?1, ?2, ?3) "
+                    "ON CONFLICT (kind, serial) DO NOTHING");
+      for (int c = 1; c < 4; ++c) CopyColumn(sel, c, false, ins, c);
+      CTTE_RETURN_IF_ERROR(ins.Run());
+      summary_->counts.boards_added += static_cast<uint64_t>(sqlite3_changes(out_));
+      Statement id(out_, "SELECT id FROM boards WHERE kind = ?1 AND serial = ?2");
+      id.Bind(1, sel.Text(1));
+      id.Bind(2, sel.Text(2));
+      auto found = id.Step();
+      if (!found.ok()) return found.status();
+      if (!*found) return Status::Internal("board row vanished after insert");
+      boards_[sel.Int(0)] = id.Int(0);
+    }
+  }
+
+  Status Campaigns() {
+    Statement sel(in_,
+                  "SELECT id, name, description, seed, spec_json, spec_sha256, created_at "
+                  "FROM campaigns ORDER BY id");
+    while (true) {
+      auto row = sel.Step();
+      if (!row.ok()) return Input(row.status());
+      if (!*row) return Status::Ok();
+      CampaignKey key{0, sel.Text(1), sel.Text(3), sel.Text(5)};
+      Statement find(out_,
+                     "SELECT id, seed, created_at FROM campaigns "
+                     "WHERE name = ?1 AND spec_sha256 = ?2");
+      find.Bind(1, key.name);
+      find.Bind(2, key.spec_sha256);
+      auto found = find.Step();
+      if (!found.ok()) return found.status();
+      if (*found) {
+        key.out_id = find.Int(0);
+        if (find.Text(1) != key.seed) {
+          return Status::InvalidArgument("campaign " + key.Label() + ": " + in_path_ +
+                                         " has seed " + key.seed + ", " + out_path_ + " has " +
+                                         find.Text(1) + " for the same spec; refusing to merge");
+        }
+        if (sel.Text(6) < find.Text(2)) {  // the campaign began when its first copy did
+          Statement up(out_, "UPDATE campaigns SET created_at = ?1 WHERE id = ?2");
+          up.Bind(1, sel.Text(6));
+          up.Bind(2, key.out_id);
+          CTTE_RETURN_IF_ERROR(up.Run());
+        }
+      } else {
+        Statement ins(out_,
+                      "INSERT INTO campaigns (name, description, seed, spec_json, spec_sha256, "
+                      "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+        for (int c = 1; c < 7; ++c) CopyColumn(sel, c, false, ins, c);
+        CTTE_RETURN_IF_ERROR(ins.Run());
+        key.out_id = sqlite3_last_insert_rowid(out_);
+        ++summary_->counts.campaigns_added;
+      }
+      campaigns_[sel.Int(0)] = key;
+    }
+  }
+
+  Status Runs() {
+    Statement sel(in_,
+                  "SELECT id, campaign_id, idx, seed, config_json, status, replay_of, "
+                  "started_at, wall_ms, stream_sha256 FROM runs ORDER BY id");
+    while (true) {
+      auto row = sel.Step();
+      if (!row.ok()) return Input(row.status());
+      if (!*row) return Status::Ok();
+      auto campaign = campaigns_.find(sel.Int(1));
+      if (campaign == campaigns_.end()) {
+        return Input(Status::Corruption("run " + std::to_string(sel.Int(0)) +
+                                        " has no campaign row"));
+      }
+      CTTE_RETURN_IF_ERROR(sel.IsNull(6) ? Original(sel, campaign->second)
+                                         : Replay(sel, campaign->second));
+    }
+  }
+
+  // sel: id, campaign_id, idx, seed, config_json, status, replay_of, started_at, wall_ms,
+  //      stream_sha256.
+  Status Original(const Statement& sel, const CampaignKey& campaign) {
+    const int64_t src_id = sel.Int(0), idx = sel.Int(2);
+    Statement find(out_,
+                   "SELECT id, seed, config_json, status, IFNULL(stream_sha256, '') FROM runs "
+                   "WHERE campaign_id = ?1 AND idx = ?2 AND replay_of IS NULL");
+    find.Bind(1, campaign.out_id);
+    find.Bind(2, idx);
+    auto found = find.Step();
+    if (!found.ok()) return found.status();
+    if (*found) {
+      const int64_t out_id = find.Int(0);
+      runs_[src_id] = out_id;
+      // Columns (input, output) that must agree: the run seed, then the configuration.
+      for (const auto& [in_col, out_col, what] :
+           {std::tuple{3, 1, "run seed"}, std::tuple{4, 2, "config_json"}}) {
+        if (sel.Text(in_col) == find.Text(out_col)) continue;
+        return Status::InvalidArgument(
+            "campaign " + campaign.Label() + " index " + std::to_string(idx) + ": " + in_path_ +
+            " and " + OriginOf(campaign.out_id, idx) + " disagree about the run (" + what +
+            " differs: " + sel.Text(in_col).substr(0, 80) + " vs " +
+            find.Text(out_col).substr(0, 80) + "); refusing to merge");
+      }
+      const bool out_planned = find.Text(3) == "planned";
+      const bool in_planned = sel.Text(5) == "planned";
+      if (out_planned && !in_planned) {  // a finished input run completes the planned row
+        auto copied = CopyRun(src_id, campaign.out_id, std::nullopt, out_id);
+        if (!copied.ok()) return copied.status();
+        (*origin_)[{campaign.out_id, idx}] = in_path_;
+        ++summary_->counts.runs_added;
+        return Status::Ok();
+      }
+      ++summary_->counts.runs_present;
+      const std::string in_digest = sel.IsNull(9) ? "" : sel.Text(9);
+      if (!out_planned && !in_planned &&
+          (find.Text(3) != sel.Text(5) || find.Text(4) != in_digest)) {
+        summary_->differing_results.push_back(
+            "campaign " + campaign.Label() + " index " + std::to_string(idx) + ": " + in_path_ +
+            " has " + sel.Text(5) + " stream " + in_digest.substr(0, 12) + ", " +
+            OriginOf(campaign.out_id, idx) + " has " + find.Text(3) + " stream " +
+            find.Text(4).substr(0, 12) + " (kept)");
+      }
+      return Status::Ok();
+    }
+    if (!options_.keep_spec_versions) CTTE_RETURN_IF_ERROR(CheckSpecDrift(campaign, idx));
+    auto id = CopyRun(src_id, campaign.out_id, std::nullopt, std::nullopt);
+    if (!id.ok()) return id.status();
+    runs_[src_id] = *id;
+    (*origin_)[{campaign.out_id, idx}] = in_path_;
+    ++summary_->counts.runs_added;
+    return Status::Ok();
+  }
+
+  Status Replay(const Statement& sel, const CampaignKey& campaign) {
+    const int64_t src_id = sel.Int(0);
+    auto target = runs_.find(sel.Int(6));
+    if (target == runs_.end()) {
+      return Input(Status::Corruption("replay run " + std::to_string(src_id) +
+                                      " precedes the run it replays (" +
+                                      std::to_string(sel.Int(6)) + ")"));
+    }
+    Statement find(out_,
+                   "SELECT id FROM runs WHERE campaign_id = ?1 AND idx = ?2 AND replay_of = ?3 "
+                   "AND started_at IS ?4 AND wall_ms IS ?5 AND status = ?6 "
+                   "AND stream_sha256 IS ?7 AND config_json = ?8 ORDER BY id LIMIT 1");
+    find.Bind(1, campaign.out_id);
+    find.Bind(2, sel.Int(2));
+    find.Bind(3, target->second);
+    CopyColumn(sel, 7, false, find, 4);
+    CopyColumn(sel, 8, true, find, 5);
+    CopyColumn(sel, 5, false, find, 6);
+    CopyColumn(sel, 9, false, find, 7);
+    CopyColumn(sel, 4, false, find, 8);
+    auto found = find.Step();
+    if (!found.ok()) return found.status();
+    if (*found) {
+      runs_[src_id] = find.Int(0);
+      ++summary_->counts.replays_present;
+      return Status::Ok();
+    }
+    auto id = CopyRun(src_id, campaign.out_id, target->second, std::nullopt);
+    if (!id.ok()) return id.status();
+    runs_[src_id] = *id;
+    ++summary_->counts.replays_added;
+    return Status::Ok();
+  }
+
+  /// Refuses an index that a campaign of the same name and seed but another spec already has.
+  Status CheckSpecDrift(const CampaignKey& campaign, int64_t idx) {
+    Statement s(out_,
+                "SELECT c.id, c.spec_sha256 FROM runs r JOIN campaigns c ON c.id = r.campaign_id "
+                "WHERE c.name = ?1 AND c.seed = ?2 AND c.id != ?3 AND r.idx = ?4 "
+                "AND r.replay_of IS NULL ORDER BY c.id LIMIT 1");
+    s.Bind(1, campaign.name);
+    s.Bind(2, campaign.seed);
+    s.Bind(3, campaign.out_id);
+    s.Bind(4, idx);
+    auto row = s.Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::Ok();
+    return Status::InvalidArgument(
+        "campaign " + campaign.name + " (seed " + campaign.seed + ") index " +
+        std::to_string(idx) + ": " + in_path_ + " ran it from a spec with SHA-256 " +
+        campaign.spec_sha256 + ", " + OriginOf(s.Int(0), idx) + " from one with SHA-256 " +
+        s.Text(1) +
+        "; the inputs are not shards of one campaign (--keep-spec-versions keeps both as "
+        "separate campaign rows); refusing to merge");
+  }
+
+  /// Copies input run `src_id` (with its verdicts and stream) into a new output row, or over
+  /// the planned row `update_id`. Returns the output row id.
+  Result<int64_t> CopyRun(int64_t src_id, int64_t out_campaign_id,
+                          std::optional<int64_t> replay_of, std::optional<int64_t> update_id) {
+    const std::string select = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1";
+    Statement sel(in_, select.c_str());
+    sel.Bind(1, src_id);
+    auto row = sel.Step();
+    if (!row.ok()) return Input(row.status());
+    if (!*row) return Status::Internal("input run vanished");
+    std::string params;
+    for (int p = 1; p <= kRunColumnCount; ++p) {
+      params += (p > 1 ? ", ?" : "?") + std::to_string(p);
+    }
+    const std::string sql =
+        update_id ? std::string("UPDATE runs SET (") + kRunColumns + ") = (" + params +
+                        ") WHERE id = ?22"
+                  : std::string("INSERT INTO runs (") + kRunColumns + ") VALUES (" + params + ")";
+    Statement w(out_, sql.c_str());
+    for (int c = 0; c < kRunColumnCount; ++c) CopyColumn(sel, c, kRunColumnIsInt[c], w, c + 1);
+    w.Bind(kCampaignIdParam, out_campaign_id);
+    if (!sel.IsNull(kBoardIdParam - 1)) {
+      auto b = boards_.find(sel.Int(kBoardIdParam - 1));
+      if (b == boards_.end()) return Input(Status::Corruption("run with an unknown board id"));
+      w.Bind(kBoardIdParam, b->second);
+    }
+    w.BindOpt(kReplayOfParam, replay_of);
+    if (update_id) w.Bind(22, *update_id);
+    CTTE_RETURN_IF_ERROR(w.Run());
+    const int64_t out_id = update_id ? *update_id : sqlite3_last_insert_rowid(out_);
+    if (update_id) {  // a planned row has no verdicts or stream, but make sure
+      Statement dv(out_, "DELETE FROM verdicts WHERE run_id = ?1");
+      dv.Bind(1, out_id);
+      CTTE_RETURN_IF_ERROR(dv.Run());
+      Statement ds(out_, "DELETE FROM streams WHERE run_id = ?1");
+      ds.Bind(1, out_id);
+      CTTE_RETURN_IF_ERROR(ds.Run());
+    }
+    Statement verdicts(in_,
+                       "SELECT verdict, outcome, evidence, metrics_json FROM verdicts "
+                       "WHERE run_id = ?1 ORDER BY id");
+    verdicts.Bind(1, src_id);
+    while (true) {
+      auto v = verdicts.Step();
+      if (!v.ok()) return Input(v.status());
+      if (!*v) break;
+      Statement ins(out_,
+                    "INSERT INTO verdicts (run_id, verdict, outcome, evidence, metrics_json) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5)");
+      ins.Bind(1, out_id);
+      for (int c = 0; c < 4; ++c) CopyColumn(verdicts, c, false, ins, c + 2);
+      CTTE_RETURN_IF_ERROR(ins.Run());
+    }
+    Statement stream(in_, "SELECT bytes FROM streams WHERE run_id = ?1");
+    stream.Bind(1, src_id);
+    auto s = stream.Step();
+    if (!s.ok()) return Input(s.status());
+    if (*s) {
+      Statement ins(out_, "INSERT INTO streams (run_id, bytes) VALUES (?1, ?2)");
+      ins.Bind(1, out_id);
+      ins.BindBlob(2, stream.Blob(0));
+      CTTE_RETURN_IF_ERROR(ins.Run());
+    }
+    return out_id;
+  }
+
+  std::string OriginOf(int64_t out_campaign_id, int64_t idx) const {
+    auto it = origin_->find({out_campaign_id, idx});
+    return it == origin_->end() ? out_path_ : it->second;
+  }
+  Status Input(const Status& st) const {
+    return Status::Corruption("input " + in_path_ + ": " + st.message());
+  }
+
+  sqlite3* in_;
+  sqlite3* out_;
+  const std::string& in_path_;
+  const std::string& out_path_;
+  const MergeOptions& options_;
+  std::map<std::pair<int64_t, int64_t>, std::string>* origin_;
+  MergeInputSummary* summary_;
+  std::map<int64_t, int64_t> boards_, runs_;   // input id -> output id
+  std::map<int64_t, CampaignKey> campaigns_;   // input id -> output campaign
+};
+
+void Add(const MergeCounts& c, MergeCounts* total) {
+  total->campaigns_added += c.campaigns_added;
+  total->runs_added += c.runs_added;
+  total->runs_present += c.runs_present;
+  total->replays_added += c.replays_added;
+  total->replays_present += c.replays_present;
+  total->images_added += c.images_added;
+  total->boards_added += c.boards_added;
+}
+
+/// Removes a database file that this merge created, with its WAL and shared-memory files.
+class RemoveUnlessCommitted {
+ public:
+  explicit RemoveUnlessCommitted(std::string path) : path_(std::move(path)) {}
+  ~RemoveUnlessCommitted() {
+    if (path_.empty()) return;
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      std::filesystem::remove(path_ + suffix, ec);
+    }
+  }
+  void Keep() { path_.clear(); }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+Result<MergeSummary> MergeDatabases(const std::string& output,
+                                    const std::vector<std::string>& inputs,
+                                    const MergeOptions& options) {
+  namespace fs = std::filesystem;
+  if (inputs.empty()) return Status::InvalidArgument("no input databases to merge");
+  std::error_code ec;
+  const bool output_existed = fs::exists(output, ec);
+  for (const std::string& in : inputs) {
+    if (!fs::is_regular_file(in, ec)) {
+      return Status::NotFound("input " + in + " is not a file");
+    }
+    if (output_existed && fs::equivalent(output, in, ec)) {
+      return Status::InvalidArgument("output " + output + " is also an input (" + in +
+                                     "): merge into a new or another file");
+    }
+  }
+
+  // Every input is checked before the output is touched.
+  std::vector<std::unique_ptr<Connection>> in_conns;
+  for (const std::string& in : inputs) {
+    auto c = std::make_unique<Connection>();
+    CTTE_RETURN_IF_ERROR(c->Open(in, SQLITE_OPEN_READONLY, options.busy_timeout_ms));
+    CTTE_RETURN_IF_ERROR(CheckSchemaVersion(c->get(), in));
+    CTTE_RETURN_IF_ERROR(CheckIntact(c->get(), in, "input"));
+    in_conns.push_back(std::move(c));
+  }
+  if (output_existed) {
+    Connection check;
+    CTTE_RETURN_IF_ERROR(check.Open(output, SQLITE_OPEN_READONLY, options.busy_timeout_ms));
+    CTTE_RETURN_IF_ERROR(CheckIntact(check.get(), output, "output"));
+  }
+
+  RemoveUnlessCommitted cleanup(output_existed ? "" : output);
+  {
+    auto created = Database::Open(output, Database::Options{options.busy_timeout_ms});
+    if (!created.ok()) return Status::IOError(Prefixed(output, created.status()));
+  }
+  Connection out;
+  CTTE_RETURN_IF_ERROR(out.Open(output, SQLITE_OPEN_READWRITE, options.busy_timeout_ms));
+  if (sqlite3_exec(out.get(), "PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return SqliteError(out.get(), output + ": foreign_keys");
+  }
+
+  MergeSummary summary;
+  summary.output_created = !output_existed;
+  std::map<std::pair<int64_t, int64_t>, std::string> origin;
+  Transaction tx(out.get());
+  CTTE_RETURN_IF_ERROR(tx.status());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    MergeInputSummary in_summary;
+    in_summary.path = inputs[k];
+    InputMerger m(in_conns[k]->get(), out.get(), inputs[k], output, options, &origin,
+                  &in_summary);
+    CTTE_RETURN_IF_ERROR(m.Run());
+    Add(in_summary.counts, &summary.total);
+    summary.inputs.push_back(std::move(in_summary));
+  }
+  CTTE_RETURN_IF_ERROR(CheckIntact(out.get(), output, "merged output"));
+  CTTE_RETURN_IF_ERROR(tx.Commit());
+  cleanup.Keep();
+  return summary;
+}
+
+}  // namespace ctte::db

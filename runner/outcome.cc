@@ -1,0 +1,266 @@
+// RunOutcome's rules and its serialisations (see outcome.h). The JSON texts here are stored in
+// the database (runs.counters_json, runs.metrics_json, verdicts.metrics_json): their bytes are
+// part of the runner's behaviour, so keys and their order do not change.
+#include "runner/outcome.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+#include "base/text.h"
+#include "lab/wire.h"
+#include "runner/outcome_json.h"
+
+namespace ctte::runner {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json VerdictMetricsJson(const oracle::Verdict& v) {
+  Json m = Json::object();
+  for (const oracle::Metric& x : v.metrics) m[x.name] = x.value;
+  m["rule"] = v.evidence.rule;
+  if (v.evidence.byte_end > v.evidence.byte_begin) {
+    m["byte_begin"] = v.evidence.byte_begin;
+    m["byte_end"] = v.evidence.byte_end;
+  }
+  if (v.evidence.has_index) m["retirement_index"] = v.evidence.retirement_index;
+  return m;
+}
+
+db::Outcome ToDbOutcome(oracle::Outcome o) {
+  switch (o) {
+    case oracle::Outcome::kPass: return db::Outcome::kPass;
+    case oracle::Outcome::kFail: return db::Outcome::kFail;
+    default: return db::Outcome::kNotApplicable;
+  }
+}
+
+std::string Evidence(const oracle::Verdict& v) {
+  std::string e = v.evidence.message;
+  if (!v.evidence.context.empty()) e += "\n" + v.evidence.context;
+  return e;
+}
+
+Json MetricsJson(const oracle::RunMetrics& m, const lab::Capture& c) {
+  Json j;
+  j["reference_instructions"] = m.reference_instructions;
+  j["decoded_instructions"] = m.decoded_instructions;
+  j["verified_instructions"] = m.verified_instructions;
+  j["announced_lost_instructions"] = m.announced_lost_instructions;
+  j["silent_lost_instructions"] = m.silent_lost_instructions;
+  j["late_open_instructions"] = m.late_open_instructions;
+  j["messages"] = m.messages;
+  j["stream_bytes"] = m.stream_bytes;
+  j["segments"] = m.segments;
+  j["ambiguous_segments"] = m.ambiguous_segments;
+  j["payload_bits_per_instruction"] = m.payload_bits_per_instruction;
+  j["wire_bits_per_instruction"] = m.wire_bits_per_instruction;
+  j["reference_bytes_identical"] = m.reference_bytes_identical;
+  j["ready_stall_bound"] = m.ready_stall_bound;
+  j["loss_episodes"] = m.episodes.size();
+  Json eps = Json::array();
+  for (const oracle::LossEpisode& e : m.episodes) {
+    eps.push_back(Json{{"error_offset", e.error_offset},
+                       {"recovered", e.recovered},
+                       {"closed_window", e.closed_window},
+                       {"anchor_offset", e.anchor_offset},
+                       {"anchor_sync", e.anchor_sync},
+                       {"recovery_messages", e.recovery_messages},
+                       {"recovery_bytes", e.recovery_bytes},
+                       {"ambiguous", e.ambiguous}});
+    if (!e.ambiguous) eps.back()["instructions_missing"] = e.instructions_missing;
+  }
+  j["episodes"] = eps;
+  j["fabric_cycles"] = c.fabric_cycles;
+  j["sink_cycles"] = c.sink_cycles;
+  j["sim_time_ps"] = c.sim_time_ps;
+  j["beats"] = c.beats;
+  j["retired"] = c.retired;
+  j["core_stop"] = c.core_stop;
+  j["board_wall_seconds"] = c.wall_seconds;
+  return j;
+}
+
+Json CountersJson(const lab::Capture& c) {
+  Json j = lab::wire::ToJson(c.counters);
+  j.update(Json{{"te_empty", c.te_empty}, {"drained", c.drained},
+                {"drain_sink_cycles", c.drain_sink_cycles}, {"bytes_received", c.bytes_received},
+                {"ring_wrapped", c.ring_wrapped}});
+  if (c.ready_stall_measured) j["max_ready_stall_sink_cycles"] = c.max_ready_stall_sink_cycles;
+  return j;
+}
+
+}  // namespace
+
+namespace internal {
+
+Json OutcomeToJson(const RunOutcome& o) {
+  Json j;
+  j["status"] = RunStatusName(o.status);
+  j["reason"] = o.status_reason;
+  j["config"] = Json::parse(RunConfigToJson(o.config));
+  j["image"] = {{"name", o.image_name}, {"sha256_at_target", o.image_sha256},
+                {"build_id", o.build_id}};
+  j["board"] = {{"kind", o.board_kind}, {"serial", o.board_serial}};
+  const auto clock = [](const db::ClockReading& c) {
+    return Json{{"requested_hz", c.requested_hz.value_or(0)},
+                {"programmed_hz", c.programmed_hz.value_or(0)},
+                {"read_back_hz", c.read_back_hz.value_or(0)}};
+  };
+  j["clocks"] = {{"fabric", clock(o.fabric)}, {"sink", clock(o.sink)}};
+  Json vs = Json::array();
+  for (const oracle::Verdict& v : o.verdicts) {
+    const std::string code = oracle::VerdictCodeName(v.code);
+    vs.push_back(Json{{"verdict", code}, {"outcome", db::OutcomeName(ToDbOutcome(v.outcome))},
+                      {"evidence", Evidence(v)}, {"metrics", VerdictMetricsJson(v)},
+                      {"doc", "docs/verdicts.md#" + code}});
+  }
+  j["verdicts"] = vs;
+  j["stream"] = {{"sha256", o.stream_sha256}, {"size", o.stream_size}};
+  if (!o.twin_stream_sha256.empty()) j["twin_stream_sha256"] = o.twin_stream_sha256;
+  j["counters"] = o.capture ? CountersJson(*o.capture) : Json();
+  j["metrics"] = o.capture ? MetricsJson(o.metrics, *o.capture) : Json();
+  j["wall_seconds"] = o.wall_seconds;
+  return j;
+}
+
+}  // namespace internal
+
+RunOutcome PrepareFailedOutcome(const RunConfig& config, const Status& why) {
+  RunOutcome out;
+  out.config = config;
+  out.status = RunStatus::kInfra;
+  out.cause = InfraCause::kPrepare;
+  out.status_reason = "prepare: " + why.ToString();
+  return out;
+}
+
+void ApplySession(const BoardSession& s, const std::string& prefix, RunOutcome* out) {
+  if (prefix.empty()) {  // the main board's facts describe the run
+    out->image_sha256 = s.receipt.sha256;
+    out->build_id = s.receipt.sha256.empty() ? "" : Hex64(s.receipt.build_id);
+    out->board_kind = s.identity.kind;
+    out->board_serial = s.identity.serial;
+    out->fabric = s.fabric;
+    out->sink = s.sink;
+  }
+  switch (s.end) {
+    case BoardSession::End::kCaptured: return;
+    case BoardSession::End::kInfra:
+      out->status = RunStatus::kInfra;
+      out->cause = s.cause;
+      break;
+    case BoardSession::End::kInvalid: out->status = RunStatus::kInvalid; break;
+    case BoardSession::End::kRtlAssertion:
+      out->status = RunStatus::kRed;
+      out->verdicts.push_back(RtlAssertionVerdict(prefix + s.reason));
+      break;
+  }
+  out->status_reason = prefix + s.reason;
+}
+
+void ClassifyJudged(bool ring_wrapped, uint64_t bytes_received, uint64_t ring_bytes,
+                    RunOutcome* out) {
+  out->status = RunStatus::kGreen;
+  out->cause = InfraCause::kNone;
+  for (const oracle::Verdict& v : out->verdicts) {
+    if (v.failed()) {
+      out->status = RunStatus::kRed;
+      out->status_reason = v.ToString();
+      break;
+    }
+  }
+  if (ring_wrapped) {
+    out->status = RunStatus::kInvalid;
+    out->status_reason = "capture ring wrapped: " + std::to_string(bytes_received) +
+                         " bytes received, ring holds " + std::to_string(ring_bytes);
+  }
+}
+
+oracle::Verdict RtlAssertionVerdict(const std::string& message) {
+  oracle::Verdict v;
+  v.code = oracle::VerdictCode::kRtlAssertion;
+  v.outcome = oracle::Outcome::kFail;
+  v.evidence.rule = "rtl_assertion";
+  v.evidence.message = message;
+  return v;
+}
+
+db::RunStatus ToDbStatus(RunStatus s) {
+  switch (s) {
+    case RunStatus::kGreen: return db::RunStatus::kGreen;
+    case RunStatus::kRed: return db::RunStatus::kRed;
+    case RunStatus::kInvalid: return db::RunStatus::kInvalid;
+    case RunStatus::kInfra: return db::RunStatus::kInfra;
+  }
+  return db::RunStatus::kInfra;
+}
+
+std::vector<db::VerdictRecord> RunOutcome::VerdictRecords() const {
+  std::vector<db::VerdictRecord> rows;
+  for (const oracle::Verdict& v : verdicts) {
+    db::VerdictRecord r;
+    r.verdict = oracle::VerdictCodeName(v.code);
+    r.outcome = ToDbOutcome(v.outcome);
+    r.evidence = Evidence(v);
+    r.metrics_json = VerdictMetricsJson(v).dump();
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+db::RunRecord RunOutcome::ToRunRecord() const {
+  db::RunRecord r;
+  r.index = config.index;
+  r.seed = config.seed;
+  r.config_json = RunConfigToJson(config);
+  r.status = ToDbStatus(status);
+  r.image_name = image_name;
+  r.image_sha256 = image_sha256;
+  r.fabric = fabric;
+  r.sink = sink;
+  r.wall_ms = static_cast<int64_t>(wall_seconds * 1000.0);
+  r.stream_sha256 = stream_sha256;
+  if (!stream_sha256.empty()) r.stream_size = stream_size;
+  if (capture) {
+    r.counters_json = CountersJson(*capture).dump();
+    r.metrics_json = MetricsJson(metrics, *capture).dump();
+  }
+  return r;
+}
+
+std::string RunOutcome::ToJson(int indent) const {
+  return internal::OutcomeToJson(*this).dump(indent);
+}
+
+db::RunRecord StoredRunRecord(const RunOutcome& out) {
+  db::RunRecord rec = out.ToRunRecord();
+  Json j = out.capture ? MetricsJson(out.metrics, *out.capture) : Json::object();
+  if (!out.status_reason.empty()) j["status_reason"] = out.status_reason;
+  rec.metrics_json = j.empty() ? std::string() : j.dump();
+  if (rec.image_name.empty()) rec.image_name = out.config.image;
+  return rec;
+}
+
+std::string FormatOutcome(const RunOutcome& o) {
+  std::string s;
+  for (const oracle::Verdict& v : o.verdicts) {
+    char head[64];
+    std::snprintf(head, sizeof head, "%-27s %-5s ", oracle::VerdictCodeName(v.code),
+                  oracle::OutcomeName(v.outcome));
+    s += head + v.evidence.message + "\n";
+    if (v.failed() && !v.evidence.context.empty()) {
+      std::string ctx = v.evidence.context;
+      size_t pos = 0;
+      while ((pos = ctx.find('\n', pos)) != std::string::npos) ctx.replace(pos++, 1, "\n      ");
+      s += "      " + ctx + "\n";
+    }
+  }
+  s += std::string("status: ") + RunStatusName(o.status);
+  if (!o.status_reason.empty()) s += " (" + o.status_reason + ")";
+  s += "\n";
+  return s;
+}
+
+}  // namespace ctte::runner

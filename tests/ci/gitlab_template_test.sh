@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# ci/gitlab-ci.yml works: the shard job's script lines, run here with CI_NODE_INDEX=1..3 and
+# CI_NODE_TOTAL=3 (a small run count), and the merge job's script lines give one campaign with
+# every index, equal run for run to the same campaign run unsharded.
+# Usage: gitlab_template_test.sh CTTE_LAB SOURCE_DIR
+set -euo pipefail
+lab=$(realpath "$1") src=$(realpath "$2")
+. "$src/tests/ci/ci_lib.sh"
+yaml=$src/ci/gitlab-ci.yml
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+job_script "$yaml" soak >"$work/soak.sh"
+job_script "$yaml" merge >"$work/merge.sh"
+grep -q -- '--shard "$CI_NODE_INDEX/$CI_NODE_TOTAL"' "$work/soak.sh" || fail "soak job lacks --shard"
+grep -q 'db merge' "$work/merge.sh" || fail "merge job lacks db merge"
+grep -q 'report' "$work/merge.sh" || fail "merge job lacks report"
+[ "$(job_key "$yaml" soak parallel)" = 3 ] || fail "soak job: parallel is not 3"
+job_key "$yaml" soak resource_group | grep -q 'CI_NODE_INDEX' || fail "no resource_group per pool"
+
+# The job environment: the repository (campaigns), the GitLab variables, a small campaign.
+ln -s "$src/campaigns" "$work/campaigns"
+export CTTE_LAB=$lab CTTE_SPEC=campaigns/smoke.json CTTE_CAMPAIGN=smoke CTTE_BOARDS=1
+export CTTE_LIMIT="--runs 12" CI_PIPELINE_CREATED_AT=2026-12-01T01:00:00Z CI_NODE_TOTAL=3
+for i in 1 2 3; do
+  (cd "$work" && CI_NODE_INDEX=$i bash -e "$work/soak.sh") >"$work/soak-$i.log" 2>&1 ||
+    { cat "$work/soak-$i.log"; fail "shard $i/3 job failed"; }
+done
+(cd "$work" && bash -e "$work/merge.sh") >"$work/merge.log" 2>&1 ||
+  { cat "$work/merge.log"; fail "merge job failed"; }
+
+# Each shard ran its own pairs; the merge holds all 12 in one campaign row.
+[ "$(sqlite3 "$work/out/shards/shard-2.db" "SELECT group_concat(idx) FROM runs")" = "2,3,8,9" ] ||
+  fail "shard 2 ran $(sqlite3 "$work/out/shards/shard-2.db" "SELECT group_concat(idx) FROM runs")"
+[ "$(sqlite3 "$work/out/nightly.db" "SELECT COUNT(*) FROM campaigns")" = 1 ] ||
+  fail "merged db has more than one campaign row"
+for f in nightly.html nightly.junit.xml nightly.csv; do
+  [ -s "$work/out/reports/$f" ] || fail "merge job wrote no out/reports/$f"
+done
+grep -q 'tests="12"' "$work/out/reports/nightly.junit.xml" || fail "JUnit report lacks 12 runs"
+
+# The same campaign unsharded (same seed, same runs) gives the same runs.
+"$lab" soak "$src/campaigns/smoke.json" --seed 20261201 --runs 12 --boards 2 \
+  --db "$work/unsharded.db" --report-dir "" >"$work/unsharded.log" 2>&1 ||
+  { cat "$work/unsharded.log"; fail "unsharded soak failed"; }
+diff <(runs_tsv "$work/unsharded.db") <(runs_tsv "$work/out/nightly.db") >/dev/null ||
+  fail "merged shards differ from the unsharded campaign"
+echo "ok: gitlab template: 3 shards of 12 runs merged equal the unsharded campaign"

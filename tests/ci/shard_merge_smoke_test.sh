@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The smoke campaign run as 3 shards (`soak --shard i/3`, one database each) and merged with
+# `ctte-lab db merge` gives, index for index, the seeds, configs, stream SHA-256 and statuses of
+# the unsharded campaign (tests/behaviour/golden/smoke.tsv); merging again changes nothing;
+# history, report and replay work on the merged file; a conflicting input is refused naming the
+# campaign, the index and both files, and leaves the output as it was.
+# Usage: shard_merge_smoke_test.sh CTTE_LAB SOURCE_DIR
+set -euo pipefail
+lab=$(realpath "$1") src=$(realpath "$2")
+. "$src/tests/ci/ci_lib.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+for i in 1 2 3; do
+  "$lab" soak "$src/campaigns/smoke.json" --shard "$i/3" --boards 2 --db "$work/shard_$i.db" \
+    --report-dir "" >"$work/soak-$i.log" 2>&1 || { cat "$work/soak-$i.log"; fail "shard $i/3"; }
+done
+"$lab" db merge "$work/merged.db" "$work"/shard_{1,2,3}.db >"$work/merge.log" 2>&1 ||
+  { cat "$work/merge.log"; fail "merge failed"; }
+runs_tsv "$work/merged.db" >"$work/merged.tsv"
+if ! cmp -s "$src/tests/behaviour/golden/smoke.tsv" "$work/merged.tsv"; then
+  diff <(cut -f1,2,4,5 "$src/tests/behaviour/golden/smoke.tsv") <(cut -f1,2,4,5 "$work/merged.tsv") |
+    head -20 || true
+  fail "merged shards differ from tests/behaviour/golden/smoke.tsv"
+fi
+[ "$(sqlite3 "$work/merged.db" "SELECT COUNT(*) FROM campaigns")" = 1 ] || fail "campaign rows"
+
+# Merging again (and a shard twice) changes nothing.
+dump() { sqlite3 "$1" .dump | grep -v '^PRAGMA'; }
+dump "$work/merged.db" >"$work/before.sql"
+"$lab" db merge "$work/merged.db" "$work"/shard_{3,1,2,1}.db >"$work/merge2.log" 2>&1 ||
+  { cat "$work/merge2.log"; fail "second merge failed"; }
+grep -q "0 runs added" "$work/merge2.log" || fail "second merge added runs: $(cat "$work/merge2.log")"
+dump "$work/merged.db" | cmp -s - "$work/before.sql" || fail "second merge changed the file"
+
+# history, report and replay on the merged file.
+"$lab" history --db "$work/merged.db" --campaign smoke >"$work/history.txt" ||
+  fail "history on the merged file"
+grep -q "240" "$work/history.txt" || fail "history does not show 240 runs: $(head -5 "$work/history.txt")"
+"$lab" report smoke --db "$work/merged.db" --junit "$work/smoke.junit.xml" \
+  --html "$work/smoke.html" --csv "$work/smoke.csv" >/dev/null || fail "report on the merged file"
+grep -q 'tests="240"' "$work/smoke.junit.xml" || fail "JUnit report lacks 240 runs"
+twin=$(sqlite3 "$work/merged.db" "SELECT id FROM runs WHERE json_extract(config_json, '$.twin_of') IS NOT NULL ORDER BY idx LIMIT 1")
+"$lab" replay "$twin" --db "$work/merged.db" >"$work/replay.log" 2>&1 ||
+  { cat "$work/replay.log"; fail "replay of twin run $twin on the merged file"; }
+grep -q "bit-identical" "$work/replay.log" || fail "replay not bit-identical: $(cat "$work/replay.log")"
+
+# A shard whose run 3 was drawn differently is refused, naming campaign, index and both files.
+cp "$work/shard_2.db" "$work/bad.db"
+sqlite3 "$work/bad.db" "UPDATE runs SET config_json = json_set(config_json, '\$.axes.mode', 'edited')
+                        WHERE idx = 3"
+dump "$work/merged.db" >"$work/before.sql"
+set +e
+err=$("$lab" db merge "$work/merged.db" "$work/bad.db" 2>&1 >/dev/null)
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "conflicting merge: exit $rc, want 2"
+for want in "campaign smoke" "index 3" "$work/bad.db" "$work/merged.db" "config_json differs"; do
+  grep -qF "$want" <<<"$err" || fail "conflict message lacks '$want': $err"
+done
+dump "$work/merged.db" | cmp -s - "$work/before.sql" || fail "refused merge changed the output"
+# The output may not be one of the inputs.
+"$lab" db merge "$work/shard_1.db" "$work/shard_1.db" 2>/dev/null && fail "OUT == IN accepted"
+echo "ok: 3 shards of smoke merged equal golden/smoke.tsv; re-merge, history, report, replay, conflict"

@@ -1,0 +1,110 @@
+// The run status rules and the outcome's db edge (runner/outcome.h), without boards.
+#include "runner/outcome.h"
+
+#include <gtest/gtest.h>
+
+namespace ctte::runner {
+namespace {
+
+oracle::Verdict Verdict(oracle::VerdictCode code, oracle::Outcome outcome) {
+  oracle::Verdict v;
+  v.code = code;
+  v.outcome = outcome;
+  v.evidence.message = "evidence";
+  return v;
+}
+
+TEST(OutcomeTest, NoFailedVerdictIsGreenAndTheFirstFailureMakesItRed) {
+  RunOutcome out;
+  out.verdicts = {Verdict(oracle::VerdictCode::kDecodeIntegrity, oracle::Outcome::kPass),
+                  Verdict(oracle::VerdictCode::kDeterminism, oracle::Outcome::kNotApplicable)};
+  ClassifyJudged(false, 10, 100, &out);
+  EXPECT_EQ(out.status, RunStatus::kGreen);
+  EXPECT_EQ(out.status_reason, "");
+  out.verdicts.push_back(Verdict(oracle::VerdictCode::kLiveness, oracle::Outcome::kFail));
+  ClassifyJudged(false, 10, 100, &out);
+  EXPECT_EQ(out.status, RunStatus::kRed);
+  EXPECT_EQ(out.status_reason, out.verdicts.back().ToString());
+}
+
+TEST(OutcomeTest, AWrappedRingMakesEvenARedRunInvalid) {
+  RunOutcome out;
+  out.verdicts = {Verdict(oracle::VerdictCode::kLiveness, oracle::Outcome::kFail)};
+  ClassifyJudged(true, 300, 256, &out);
+  EXPECT_EQ(out.status, RunStatus::kInvalid);
+  EXPECT_EQ(out.status_reason, "capture ring wrapped: 300 bytes received, ring holds 256");
+}
+
+TEST(OutcomeTest, ASessionEndClassifiesTheRun) {
+  BoardSession s;
+  s.end = BoardSession::End::kInfra;
+  s.cause = InfraCause::kClosureGate;
+  s.reason = "closure gate: too fast";
+  RunOutcome out;
+  ApplySession(s, "", &out);
+  EXPECT_EQ(out.status, RunStatus::kInfra);
+  EXPECT_EQ(out.cause, InfraCause::kClosureGate);
+  EXPECT_FALSE(IsRetryable(out.cause));
+
+  s.end = BoardSession::End::kRtlAssertion;
+  s.cause = InfraCause::kNone;
+  s.reason = "fifo overflow";
+  RunOutcome twin;
+  ApplySession(s, "twin: ", &twin);
+  EXPECT_EQ(twin.status, RunStatus::kRed);
+  EXPECT_EQ(twin.status_reason, "twin: fifo overflow");
+  ASSERT_EQ(twin.verdicts.size(), 1u);
+  EXPECT_EQ(twin.verdicts[0].code, oracle::VerdictCode::kRtlAssertion);
+  EXPECT_EQ(twin.verdicts[0].evidence.rule, "rtl_assertion");
+  EXPECT_EQ(twin.verdicts[0].evidence.message, "twin: fifo overflow");
+
+  s.end = BoardSession::End::kInvalid;
+  s.reason = "fabric clock read back 1 Hz";
+  RunOutcome invalid;
+  ApplySession(s, "", &invalid);
+  EXPECT_EQ(invalid.status, RunStatus::kInvalid);
+  EXPECT_EQ(invalid.cause, InfraCause::kNone);
+}
+
+TEST(OutcomeTest, OnlyBoardFailuresAreRetried) {
+  EXPECT_FALSE(IsRetryable(InfraCause::kNone));
+  EXPECT_FALSE(IsRetryable(InfraCause::kPrepare));
+  EXPECT_FALSE(IsRetryable(InfraCause::kClosureGate));
+  for (InfraCause c : {InfraCause::kDeploy, InfraCause::kIdentity, InfraCause::kClock,
+                       InfraCause::kBoardDied, InfraCause::kBoardTimeout,
+                       InfraCause::kBoardError}) {
+    EXPECT_TRUE(IsRetryable(c)) << InfraCauseName(c);
+  }
+}
+
+TEST(OutcomeTest, StatusNamesRoundTripAndMapToTheDbText) {
+  for (RunStatus s : {RunStatus::kGreen, RunStatus::kRed, RunStatus::kInvalid, RunStatus::kInfra}) {
+    EXPECT_EQ(ParseRunStatus(RunStatusName(s)), s);
+    EXPECT_STREQ(db::RunStatusName(ToDbStatus(s)), RunStatusName(s));
+  }
+  EXPECT_FALSE(ParseRunStatus("planned").has_value());
+}
+
+TEST(OutcomeTest, TheStoredRowCarriesTheReasonInMetricsJson) {
+  RunConfig c;
+  c.image = "ntrace-slim";
+  RunOutcome out = PrepareFailedOutcome(c, Status::NotFound("no workload ELF x.elf"));
+  EXPECT_EQ(out.cause, InfraCause::kPrepare);
+  const db::RunRecord rec = StoredRunRecord(out);
+  EXPECT_EQ(rec.status, db::RunStatus::kInfra);
+  EXPECT_EQ(rec.image_name, "ntrace-slim");
+  EXPECT_EQ(rec.counters_json, "");
+  EXPECT_EQ(rec.metrics_json, "{\"status_reason\":\"" + out.status_reason + "\"}");
+
+  out.capture = lab::Capture{};
+  out.capture->core_stop = "exited";
+  out.status_reason.clear();
+  const db::RunRecord judged = StoredRunRecord(out);
+  EXPECT_NE(judged.metrics_json.find("\"core_stop\":\"exited\""), std::string::npos);
+  EXPECT_EQ(judged.metrics_json.find("status_reason"), std::string::npos);
+  EXPECT_EQ(judged.metrics_json, out.ToRunRecord().metrics_json);
+  EXPECT_NE(judged.counters_json.find("\"ring_wrapped\":false"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ctte::runner
