@@ -279,9 +279,22 @@ Result<std::unique_ptr<Database>> Database::OpenForWriting(const std::string& pa
   std::unique_ptr<Database> db(new Database(raw, path, /*read_only=*/false));
   sqlite3_busy_timeout(raw, options.busy_timeout_ms);
   sqlite3_extended_result_codes(raw, 1);
-  if (sqlite3_db_readonly(raw, "main") == 1) {  // SQLite fell back to O_RDONLY
+  // SQLite fell back to O_RDONLY (permissions, read-only mount). A file already at `version`
+  // is still read as before (history, show and report used Open() before OpenReadOnly existed);
+  // every write then fails with this Status, naming the file and the errno.
+  if (sqlite3_db_readonly(raw, "main") == 1) {
     const int err = ::access(path.c_str(), W_OK) == 0 ? EACCES : errno;
-    return FileError(path, err, "cannot open for writing");
+    const Status refused = FileError(path, err, "cannot open for writing");
+    db.reset();
+    auto ro = OpenReadOnly(path, options);  // also reads a WAL file in a read-only folder
+    if (!ro.ok()) {
+      return ro.status().code() == Status::Code::kCorruption
+                 ? Status::Corruption(ro.status().message() + "; it was not modified")
+                 : ro.status();
+    }
+    if ((*ro)->schema_version_ < version) return refused;  // it would need a migration
+    (*ro)->write_refusal_ = refused;
+    return ro;
   }
   // Nothing has been written yet: a damaged file stays exactly as it was.
   if (options.check_integrity) {
@@ -385,6 +398,7 @@ Status Database::CheckIntegrity() const {
 
 Status Database::Writable() const {
   if (!read_only_) return Status::Ok();
+  if (!write_refusal_.ok()) return write_refusal_;
   return Status::InvalidArgument(path_ + ": opened read-only; cannot write");
 }
 

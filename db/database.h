@@ -36,7 +36,9 @@ class Database {
 
   /// Opens for writing (creating if absent), checks the file, then migrates. ":memory:" gives a
   /// private in-memory database. A file that cannot be written (permission, read-only mount) is
-  /// refused here rather than at the first write.
+  /// refused here when it would need a migration; otherwise it opens read-only (read_only()),
+  /// so reads work as before, and every write fails with IOError "F: cannot open for writing:
+  /// Permission denied" instead of SQLite's "attempt to write a readonly database".
   static Result<std::unique_ptr<Database>> Open(const std::string& path, const Options& options);
   static Result<std::unique_ptr<Database>> Open(const std::string& path) {
     return Open(path, Options{});
@@ -143,6 +145,7 @@ class Database {
   std::string path_;
   bool read_only_ = false;
   int schema_version_ = 0;  ///< user_version after opening (and migrating)
+  Status write_refusal_;    ///< why writes fail on a file Open() could only open read-only
 };
 
 }  // namespace ctte::db
