@@ -1,8 +1,14 @@
 // The lab database: one SQLite file (schema and migrations: docs/db-schema.md).
 //
-// Contract: Open() creates or migrates the file to the latest schema (PRAGMA user_version), turns
-// on WAL and foreign keys, and sets a busy timeout so several processes may write at once. Every
-// write method is one transaction: it either commits completely or leaves the file unchanged.
+// Contract: Open() opens for writing: it checks the file (PRAGMA quick_check) and refuses a damaged
+// one before anything is written, then creates or migrates it to the latest schema (PRAGMA
+// user_version), turns on WAL and foreign keys, and sets a busy timeout so several processes may
+// write at once. OpenReadOnly() never writes, never migrates (an older schema is read as it is, a
+// newer one is refused) and works on a read-only file or folder. Every write method is one
+// transaction: it either commits completely or leaves the file unchanged. Errors name the file and
+// match the cause: a missing file is NotFound, permission denied and other system errors are
+// IOError (with the system's message), a damaged file is Corruption, a directory or a foreign
+// file is InvalidArgument or Corruption.
 // A Database is used from one thread at a time; use one Database per thread or process.
 // Timestamps are stored exactly as the caller gives them.
 #pragma once
@@ -23,12 +29,30 @@ class Database {
  public:
   struct Options {
     int busy_timeout_ms = 10'000;  ///< wait this long for another writer's lock
+    /// Run CheckIntegrity() when opening, before anything is written or read. A damaged file is
+    /// then refused ("F: database is damaged: ...; it was not modified").
+    bool check_integrity = true;
   };
 
-  /// Opens (creating if absent) and migrates. ":memory:" gives a private in-memory database.
+  /// Opens for writing (creating if absent), checks the file, then migrates. ":memory:" gives a
+  /// private in-memory database. A file that cannot be written (permission, read-only mount) is
+  /// refused here when it would need a migration; otherwise it opens read-only (read_only()),
+  /// so reads work as before, and every write fails with IOError "F: cannot open for writing:
+  /// Permission denied" instead of SQLite's "attempt to write a readonly database".
   static Result<std::unique_ptr<Database>> Open(const std::string& path, const Options& options);
   static Result<std::unique_ptr<Database>> Open(const std::string& path) {
     return Open(path, Options{});
+  }
+  /// Opens an existing file for reading only (SQLITE_OPEN_READONLY): no migration, no journal
+  /// mode change, no file created. Works when the file or its folder is read-only: a WAL file
+  /// whose -shm cannot be created is opened immutable when no -wal holds changes (otherwise the
+  /// error says so). Schema versions 1 .. LatestSchemaVersion() are read (tables added by later
+  /// migrations read as empty); a newer file is refused naming both versions. Write methods
+  /// fail on a read-only Database.
+  static Result<std::unique_ptr<Database>> OpenReadOnly(const std::string& path,
+                                                        const Options& options);
+  static Result<std::unique_ptr<Database>> OpenReadOnly(const std::string& path) {
+    return OpenReadOnly(path, Options{});
   }
   ~Database();
   Database(const Database&) = delete;
@@ -38,6 +62,11 @@ class Database {
   static int LatestSchemaVersion();
   Result<int> SchemaVersion() const;
   Result<std::string> JournalMode() const;
+  const std::string& path() const { return path_; }
+  bool read_only() const { return read_only_; }
+  /// PRAGMA quick_check. Corruption "F: database is damaged: <first problem>" when the file is
+  /// damaged (or not a database at all); Ok otherwise.
+  Status CheckIntegrity() const;
 
   // ---- Writes (each one transaction) -------------------------------------------------------
   /// Returns the id of the campaign row with this name and spec (inserting it if new).
@@ -52,6 +81,11 @@ class Database {
   /// replay is a new run with replay_of set). Returns runs.id.
   Result<int64_t> RecordRun(const RunRecord& run, const std::vector<VerdictRecord>& verdicts,
                             const std::vector<uint8_t>* stream_bytes = nullptr);
+  /// The same, and the run's earlier attempts (run_attempts), in the same transaction: attempt
+  /// k+1 is earlier_attempts[k]; the run row itself is attempt earlier_attempts.size() + 1.
+  Result<int64_t> RecordRun(const RunRecord& run, const std::vector<VerdictRecord>& verdicts,
+                            const std::vector<uint8_t>* stream_bytes,
+                            const std::vector<AttemptRecord>& earlier_attempts);
 
   // ---- Queries (read only) ----------------------------------------------------------------
   // A run is *judged* (its verdicts count in totals) when it is an original run (replay_of IS
@@ -60,7 +94,8 @@ class Database {
   // repeats a run already counted. One SQL predicate in db/queries.cc decides it, both for
   // OutcomeCounts() and for RunRow::judged, so every total (history, reports) agrees.
 
-  /// Campaigns with run counts by status; `name` empty = all. Ordered by id.
+  /// Campaigns with run counts by status (and retried runs, infra attempts); `name` empty = all.
+  /// Ordered by id.
   Result<std::vector<CampaignSummary>> Campaigns(const std::string& name = "") const;
   /// Runs of one campaign row, ordered by index then id.
   Result<std::vector<RunRow>> RunsOfCampaign(int64_t campaign_id) const;
@@ -76,15 +111,41 @@ class Database {
   Result<RunRow> RunById(int64_t run_id) const;
   Result<std::vector<VerdictRecord>> VerdictsOfRun(int64_t run_id) const;
   Result<std::vector<uint8_t>> StreamOfRun(int64_t run_id) const;
+  /// The earlier (failed) attempts of one run, by attempt number; empty for a run that
+  /// succeeded at its first attempt (and for every run of a schema-1 file).
+  Result<std::vector<AttemptRecord>> AttemptsOfRun(int64_t run_id) const;
+  /// Infrastructure per board over original, finished runs of campaigns named `campaign_name`
+  /// (or all): runs, infra attempts, retries, deaths, respawns (records.h). Ordered by board id,
+  /// runs without a board last.
+  Result<std::vector<BoardInfraCounts>> InfraByBoard(const std::string& campaign_name = "") const;
+  /// The same for one campaign row (the report model).
+  Result<std::vector<BoardInfraCounts>> InfraByBoardOfCampaign(int64_t campaign_id) const;
+
+  // Extra methods (for testing)
+  /// Open() that migrates only up to schema `version` (to make files as an older build did).
+  static Result<std::unique_ptr<Database>> TEST_OpenAtVersion(const std::string& path,
+                                                              int version);
 
  private:
-  explicit Database(sqlite3* db) : db_(db) {}
-  Status Migrate();
+  static Result<std::unique_ptr<Database>> OpenForWriting(const std::string& path,
+                                                          const Options& options, int version);
+  Database(sqlite3* db, std::string path, bool read_only)
+      : db_(db), path_(std::move(path)), read_only_(read_only) {}
+  Status Migrate(int target);
   Status Exec(const char* sql);
+  Status Writable() const;  ///< InvalidArgument on a read-only Database
   Result<std::vector<RunRow>> SelectRuns(const char* where_sql, const std::string& arg,
                                          int64_t int_arg) const;
+  Result<std::vector<BoardInfraCounts>> SelectInfra(const std::string& campaign_name,
+                                                    int64_t campaign_id) const;
+  /// Whether the file has migration `version` (tables it adds may be read).
+  bool Has(int version) const { return schema_version_ >= version; }
 
   sqlite3* db_;
+  std::string path_;
+  bool read_only_ = false;
+  int schema_version_ = 0;  ///< user_version after opening (and migrating)
+  Status write_refusal_;    ///< why writes fail on a file Open() could only open read-only
 };
 
 }  // namespace ctte::db

@@ -31,7 +31,12 @@ constexpr const char* kSelectRun =
     "r.image_sha256, r.board_id, r.fabric_hz_requested, r.fabric_hz_programmed, "
     "r.fabric_hz_read_back, r.sink_hz_requested, r.sink_hz_programmed, r.sink_hz_read_back, "
     "r.started_at, r.wall_ms, r.stream_sha256, r.stream_size, r.counters_json, r.metrics_json, "
-    "r.replay_of, ";  // then kJudgedRun and kFromRuns
+    "r.replay_of, ";  // then kJudgedRun, the schema-2 columns and kFromRuns
+// Schema 2 adds the cause of an infra run and its earlier attempts; a schema-1 file (read-only
+// open of an older file) reads them as absent.
+constexpr const char* kRunColumns2 =
+    ", r.infra_cause, (SELECT COUNT(*) FROM run_attempts a WHERE a.run_id = r.id)";
+constexpr const char* kRunColumns1 = ", NULL, 0";
 constexpr const char* kFromRuns = " FROM runs r JOIN campaigns c ON c.id = r.campaign_id ";
 
 Result<RunRow> ReadRun(const Statement& s) {
@@ -61,6 +66,8 @@ Result<RunRow> ReadRun(const Statement& s) {
   r.metrics_json = s.Text(21);
   r.replay_of = s.OptInt(22);
   row.judged = s.Int(23) != 0;
+  r.infra_cause = s.Text(24);
+  row.earlier_attempts = s.U64(25);
   return row;
 }
 
@@ -75,7 +82,8 @@ bool IsFactorName(const std::string& f) {
 
 Result<std::vector<RunRow>> Database::SelectRuns(const char* where_sql, const std::string& arg,
                                                  int64_t int_arg) const {
-  const std::string sql = std::string(kSelectRun) + kJudgedRun + kFromRuns + where_sql +
+  const std::string sql = std::string(kSelectRun) + kJudgedRun +
+                          (Has(2) ? kRunColumns2 : kRunColumns1) + kFromRuns + where_sql +
                           " ORDER BY r.campaign_id, r.idx, r.id";
   Statement s(db_, sql.c_str());
   s.Bind(1, arg);
@@ -93,16 +101,24 @@ Result<std::vector<RunRow>> Database::SelectRuns(const char* where_sql, const st
 }
 
 Result<std::vector<CampaignSummary>> Database::Campaigns(const std::string& name) const {
-  Statement s(db_,
-              "SELECT c.id, c.name, c.description, c.seed, c.spec_sha256, c.created_at, "
-              "COUNT(CASE WHEN r.status = 'planned' THEN 1 END), "
-              "COUNT(CASE WHEN r.status = 'green' THEN 1 END), "
-              "COUNT(CASE WHEN r.status = 'red' THEN 1 END), "
-              "COUNT(CASE WHEN r.status = 'invalid' THEN 1 END), "
-              "COUNT(CASE WHEN r.status = 'infra' THEN 1 END) "
-              "FROM campaigns c LEFT JOIN runs r ON r.campaign_id = c.id "
-              "AND json_extract(r.config_json, '$.control') IS NULL "
-              "WHERE (?1 = '' OR c.name = ?1) GROUP BY c.id ORDER BY c.id");
+  // Retried runs and infra attempts count original runs only (a replay repeats a counted run).
+  const std::string sql =
+      std::string("SELECT c.id, c.name, c.description, c.seed, c.spec_sha256, c.created_at, "
+                  "COUNT(CASE WHEN r.status = 'planned' THEN 1 END), "
+                  "COUNT(CASE WHEN r.status = 'green' THEN 1 END), "
+                  "COUNT(CASE WHEN r.status = 'red' THEN 1 END), "
+                  "COUNT(CASE WHEN r.status = 'invalid' THEN 1 END), "
+                  "COUNT(CASE WHEN r.status = 'infra' THEN 1 END), ") +
+      (Has(2) ? "COUNT(CASE WHEN r.replay_of IS NULL AND EXISTS (SELECT 1 FROM run_attempts a "
+                "WHERE a.run_id = r.id) THEN 1 END), "
+                "COUNT(CASE WHEN r.replay_of IS NULL AND r.status = 'infra' THEN 1 END) + "
+                "IFNULL(SUM(CASE WHEN r.replay_of IS NULL THEN (SELECT COUNT(*) FROM "
+                "run_attempts a WHERE a.run_id = r.id AND a.status = 'infra') END), 0) "
+              : "0, COUNT(CASE WHEN r.replay_of IS NULL AND r.status = 'infra' THEN 1 END) ") +
+      "FROM campaigns c LEFT JOIN runs r ON r.campaign_id = c.id "
+      "AND json_extract(r.config_json, '$.control') IS NULL "
+      "WHERE (?1 = '' OR c.name = ?1) GROUP BY c.id ORDER BY c.id";
+  Statement s(db_, sql.c_str());
   s.Bind(1, name);
   std::vector<CampaignSummary> out;
   while (true) {
@@ -123,6 +139,8 @@ Result<std::vector<CampaignSummary>> Database::Campaigns(const std::string& name
     c.red = s.U64(8);
     c.invalid = s.U64(9);
     c.infra = s.U64(10);
+    c.retried = s.U64(11);
+    c.infra_attempts = s.U64(12);
     out.push_back(std::move(c));
   }
   return out;
@@ -229,6 +247,87 @@ Result<std::vector<uint8_t>> Database::StreamOfRun(int64_t run_id) const {
   if (!row.ok()) return row.status();
   if (!*row) return Status::NotFound("no stored stream for run " + std::to_string(run_id));
   return s.Blob(0);
+}
+
+Result<std::vector<AttemptRecord>> Database::AttemptsOfRun(int64_t run_id) const {
+  std::vector<AttemptRecord> out;
+  if (!Has(2)) return out;
+  Statement s(db_,
+              "SELECT board_id, status, infra_cause, reason, respawned, started_at, wall_ms "
+              "FROM run_attempts WHERE run_id = ?1 ORDER BY attempt");
+  s.Bind(1, run_id);
+  while (true) {
+    auto more = s.Step();
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    AttemptRecord a;
+    a.board_id = s.OptInt(0);
+    const std::optional<RunStatus> status = ParseRunStatus(s.Text(1));
+    if (!status) {
+      return Status::Corruption("attempts of run " + std::to_string(run_id) + ": bad status");
+    }
+    a.status = *status;
+    a.infra_cause = s.Text(2);
+    a.reason = s.Text(3);
+    a.respawned = s.Int(4) != 0;
+    a.started_at = s.Text(5);
+    a.wall_ms = s.OptInt(6);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+Result<std::vector<BoardInfraCounts>> Database::InfraByBoard(
+    const std::string& campaign_name) const {
+  return SelectInfra(campaign_name, 0);
+}
+
+Result<std::vector<BoardInfraCounts>> Database::InfraByBoardOfCampaign(int64_t campaign_id) const {
+  return SelectInfra("", campaign_id);
+}
+
+// One row per attempt (a run's last attempt is its row; the earlier ones are run_attempts),
+// summed per board. Only original, finished runs: a replay repeats a counted run.
+Result<std::vector<BoardInfraCounts>> Database::SelectInfra(const std::string& campaign_name,
+                                                            int64_t campaign_id) const {
+  const std::string deaths = "('board_died', 'board_timeout')";  // IsBoardDeath()
+  std::string sql =
+      "WITH orig AS (SELECT r.id, r.board_id, r.status, " +
+      std::string(Has(2) ? "r.infra_cause" : "NULL AS infra_cause") +
+      " FROM runs r JOIN campaigns c ON c.id = r.campaign_id "
+      "WHERE (?1 = '' OR c.name = ?1) AND (?2 = 0 OR c.id = ?2) "
+      "AND r.replay_of IS NULL AND r.status <> 'planned'), "
+      "attempts AS (SELECT board_id, 1 AS run, (status = 'infra') AS infra, 0 AS retry, "
+      "(status = 'infra' AND infra_cause IN " + deaths + ") AS death, 0 AS respawn FROM orig";
+  if (Has(2)) {
+    sql += " UNION ALL SELECT a.board_id, 0, (a.status = 'infra'), 1, (a.status = 'infra' AND "
+           "a.infra_cause IN " + deaths + "), a.respawned "
+           "FROM run_attempts a JOIN orig o ON o.id = a.run_id";
+  }
+  sql += ") SELECT t.board_id, IFNULL(b.kind, ''), IFNULL(b.serial, ''), SUM(run), SUM(infra), "
+         "SUM(retry), SUM(death), SUM(respawn) FROM attempts t "
+         "LEFT JOIN boards b ON b.id = t.board_id "
+         "GROUP BY t.board_id ORDER BY t.board_id IS NULL, t.board_id";
+  Statement s(db_, sql.c_str());
+  s.Bind(1, campaign_name);
+  s.Bind(2, campaign_id);
+  std::vector<BoardInfraCounts> out;
+  while (true) {
+    auto more = s.Step();
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    BoardInfraCounts b;
+    b.board_id = s.OptInt(0);
+    b.kind = s.Text(1);
+    b.serial = s.Text(2);
+    b.runs = s.U64(3);
+    b.infra_attempts = s.U64(4);
+    b.retries = s.U64(5);
+    b.deaths = s.U64(6);
+    b.respawns = s.U64(7);
+    out.push_back(std::move(b));
+  }
+  return out;
 }
 
 }  // namespace ctte::db

@@ -25,6 +25,25 @@ const char* OutcomeName(Outcome outcome);  ///< "pass", "fail", "n/a"
 /// Inverse of OutcomeName; nullopt for any other text.
 std::optional<Outcome> ParseOutcome(std::string_view text);
 
+/// Why a lab attempt failed (runs.infra_cause, run_attempts.infra_cause): a short stable token.
+/// Never rename or reuse a token; add new ones at the end (docs/db-schema.md#infra-causes).
+enum class InfraCause {
+  kBoardDied,     ///< "board_died": the board process exited or was killed mid-run
+  kBoardTimeout,  ///< "board_timeout": the board stopped answering within its deadline
+  kDeploy,        ///< "deploy": image digest or identity mismatch, or loading failed
+  kClosureGate,   ///< "closure_gate": the requested clock exceeds the image's fmax
+  kPrepare,       ///< "prepare": the run could not be prepared (image, workload, plan)
+  kProtocol,      ///< "protocol": a malformed or unexpected board-protocol message
+  kDatabase,      ///< "database": the lab could not store the result
+  kInterrupted,   ///< "interrupted": the soak was stopped (signal, budget) mid-run
+  kOther,         ///< "other": anything not above
+};
+const char* InfraCauseName(InfraCause cause);
+/// Inverse of InfraCauseName; nullopt for any other text.
+std::optional<InfraCause> ParseInfraCause(std::string_view text);
+/// Whether a stored cause is a board death (board_died or board_timeout).
+bool IsBoardDeath(std::string_view infra_cause);
+
 struct CampaignRecord {
   std::string name;
   std::string description;
@@ -73,6 +92,22 @@ struct RunRecord {
   std::string counters_json;
   std::string metrics_json;
   std::optional<int64_t> replay_of;  ///< runs.id of the run this one replays
+  /// InfraCauseName() of why the run is infra (schema 2); empty = NULL. Only for infra runs.
+  std::string infra_cause;
+};
+
+/// An earlier attempt of a run: one the lab gave up on and tried again (run_attempts, schema 2).
+/// The run row holds the last attempt; these are the ones before it, in order.
+struct AttemptRecord {
+  std::optional<int64_t> board_id;          ///< the board it ran on (boards.id)
+  RunStatus status = RunStatus::kInfra;     ///< infra or invalid
+  std::string infra_cause;                  ///< InfraCauseName(); required for infra
+  std::string reason;                       ///< the attempt's status reason
+  /// The lab replaced the board process after this attempt (before trying again).
+  bool respawned = false;
+  std::string started_at;                   ///< caller's timestamp; empty = NULL
+  std::optional<int64_t> wall_ms;
+  bool operator==(const AttemptRecord&) const = default;
 };
 
 /// A run as read back.
@@ -83,6 +118,8 @@ struct RunRow {
   /// Whether the run's verdicts count in totals (see "judged" in db/database.h); computed by
   /// the query, not stored.
   bool judged = false;
+  /// How many earlier attempts the run has (run_attempts rows; 0 on a schema-1 file).
+  uint64_t earlier_attempts = 0;
 };
 
 struct VerdictRecord {
@@ -101,6 +138,22 @@ struct CampaignSummary {
   std::string created_at;
   uint64_t planned = 0, green = 0, red = 0, invalid = 0, infra = 0;
   uint64_t total() const { return planned + green + red + invalid + infra; }
+  /// Original runs that needed more than one attempt (schema 2; 0 before).
+  uint64_t retried = 0;
+  /// Attempts of original runs that ended infra: earlier attempts plus runs stored as infra.
+  uint64_t infra_attempts = 0;
+};
+
+/// Infrastructure on one board over original, finished runs (Database::InfraByBoard). An
+/// attempt belongs to the board it ran on; a run to the board of its last attempt.
+struct BoardInfraCounts {
+  std::optional<int64_t> board_id;  ///< nullopt: runs stored without a board
+  std::string kind, serial;
+  uint64_t runs = 0;            ///< runs whose last attempt ran here
+  uint64_t infra_attempts = 0;  ///< attempts here that ended infra (earlier or last)
+  uint64_t retries = 0;         ///< earlier attempts here: the run was tried again afterwards
+  uint64_t deaths = 0;          ///< infra attempts here caused by board_died or board_timeout
+  uint64_t respawns = 0;        ///< earlier attempts here after which the board was replaced
 };
 
 struct OutcomeCount {

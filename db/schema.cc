@@ -77,6 +77,36 @@ CREATE TABLE streams (
   bytes  BLOB NOT NULL
 );
 )sql",
+      // 2: infrastructure events (board deaths, respawns, retries) and history indexes.
+      R"sql(
+-- Why an infra run is infra: a short stable token (docs/db-schema.md#infra-causes).
+ALTER TABLE runs ADD COLUMN infra_cause TEXT
+  CHECK (infra_cause IS NULL OR (length(infra_cause) BETWEEN 1 AND 32 AND
+                                 infra_cause NOT GLOB '*[^a-z_]*'));
+
+-- The earlier attempts of a run: each one the lab gave up on and tried again. The run row is
+-- the last attempt (number = count of these + 1).
+CREATE TABLE run_attempts (
+  id          INTEGER PRIMARY KEY,
+  run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  attempt     INTEGER NOT NULL CHECK (attempt >= 1),
+  board_id    INTEGER REFERENCES boards(id),
+  status      TEXT NOT NULL CHECK (status IN ('infra', 'invalid')),
+  infra_cause TEXT CHECK (infra_cause IS NULL OR (length(infra_cause) BETWEEN 1 AND 32 AND
+                                                  infra_cause NOT GLOB '*[^a-z_]*')),
+  reason      TEXT NOT NULL DEFAULT '',
+  respawned   INTEGER NOT NULL DEFAULT 0 CHECK (respawned IN (0, 1)),
+  started_at  TEXT,
+  wall_ms     INTEGER CHECK (wall_ms IS NULL OR wall_ms >= 0),
+  UNIQUE (run_id, attempt),
+  CHECK (status <> 'infra' OR infra_cause IS NOT NULL)
+);
+
+-- history and report read runs by campaign (replays included) and find replays of a run; the
+-- partial runs_campaign_idx of schema 1 only serves original runs.
+CREATE INDEX runs_campaign ON runs(campaign_id, idx);
+CREATE INDEX runs_replay_of ON runs(replay_of) WHERE replay_of IS NOT NULL;
+)sql",
   };
   return migrations;
 }

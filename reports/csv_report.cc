@@ -22,8 +22,9 @@ void AppendRow(const std::vector<std::string>& fields, std::string* out) {
 }  // namespace
 
 std::string RenderCsv(const ReportModel& model) {
-  std::vector<std::string> header = {"run_id", "campaign", "index", "seed", "status", "reason",
-                                     "twin_of"};
+  std::vector<std::string> header = {"run_id",   "campaign",    "index",       "seed",
+                                     "status",   "reason",      "twin_of",     "board_id",
+                                     "attempts", "infra_cause", "retry_causes"};
   header.insert(header.end(), model.factors.begin(), model.factors.end());
   for (const char* h : {"image", "image_sha256", "fabric_hz", "sink_hz", "started_at", "wall_ms",
                         "stream_sha256", "stream_size", "wire_bits_per_instruction",
@@ -42,6 +43,15 @@ std::string RenderCsv(const ReportModel& model) {
                                     std::to_string(r.index),   Hex64(r.seed),
                                     db::RunStatusName(r.status), r.reason,
                                     OptionalInt(r.twin_of)};
+    std::string causes;
+    for (const db::AttemptRecord& a : r.earlier_attempts) {
+      causes += (causes.empty() ? "" : ";") +
+                (a.infra_cause.empty() ? std::string(db::RunStatusName(a.status)) : a.infra_cause);
+    }
+    row.push_back(r.board_id ? std::to_string(*r.board_id) : "");
+    row.push_back(std::to_string(r.earlier_attempts.size() + 1));
+    row.push_back(r.infra_cause);
+    row.push_back(causes);
     for (const std::string& f : model.factors) row.push_back(r.AxisValue(f));
     row.push_back(r.image_name);
     row.push_back(r.image_sha256);

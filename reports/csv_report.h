@@ -1,5 +1,6 @@
 // CSV rendering of a ReportModel: a header row, then one row per run (by index). Columns: the
-// run's identity and status, one column per factor, image, clocks, stream, the plotted metrics,
+// run's identity and status, its board, attempts (1 + earlier attempts), infra_cause and
+// retry_causes (the earlier attempts' causes, ";"-separated), one column per factor, image, clocks, stream, the plotted metrics,
 // one column per verdict (its stored outcome), and the replay command.
 #pragma once
 

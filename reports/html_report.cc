@@ -202,6 +202,43 @@ std::string NotJudgedTable(const ReportModel& m) {
   return h + "</tbody></table></section>\n";
 }
 
+// Per board: runs, infra attempts, retries, deaths, respawns; then the runs that were retried.
+std::string InfraSection(const ReportModel& m) {
+  std::string h = "<section id=\"infrastructure\"><h2>Infrastructure</h2><p>Per board, original "
+                  "runs only: runs stored on it; infra attempts (attempts that failed in the "
+                  "lab); retries (attempts tried again); deaths (the board died or timed out); "
+                  "respawns (the board process was replaced).</p><table id=\"infra-table\">"
+                  "<thead><tr><th>board</th><th>kind</th><th>serial</th><th>runs</th>"
+                  "<th>infra attempts</th><th>retries</th><th>deaths</th><th>respawns</th>"
+                  "</tr></thead><tbody>\n";
+  const auto row = [](const std::string& board, const std::string& kind,
+                      const std::string& serial, const db::BoardInfraCounts& c,
+                      const char* cls) {
+    return std::string("<tr class=\"") + cls + "\"><td>" + board + "</td><td>" + E(kind) +
+           "</td><td>" + E(serial) + "</td><td>" + std::to_string(c.runs) + "</td><td>" +
+           std::to_string(c.infra_attempts) + "</td><td>" + std::to_string(c.retries) +
+           "</td><td>" + std::to_string(c.deaths) + "</td><td>" + std::to_string(c.respawns) +
+           "</td></tr>\n";
+  };
+  for (const db::BoardInfraCounts& b : m.infrastructure) {
+    h += row(b.board_id ? std::to_string(*b.board_id) : "-", b.kind, b.serial, b, "infra-board");
+  }
+  if (m.infrastructure.empty()) h += "<tr><td colspan=\"8\">no finished runs</td></tr>\n";
+  else h += row("total", "", "", m.InfraTotals(), "infra-total");
+  h += "</tbody></table>\n<table id=\"retried-table\"><thead><tr><th>run</th><th>index</th>"
+       "<th>status</th><th>earlier attempts</th></tr></thead><tbody>\n";
+  size_t n = 0;
+  for (const ReportRun& r : m.runs) {
+    if (!r.retried()) continue;
+    ++n;
+    h += "<tr class=\"retried-run\"><td>" + std::to_string(r.id) + "</td><td>" +
+         std::to_string(r.index) + "</td>" + StatusCell(r.status) + "<td class=\"evidence\">" +
+         E(r.AttemptsNote()) + "</td></tr>\n";
+  }
+  if (n == 0) h += "<tr><td colspan=\"4\">no retried runs</td></tr>\n";
+  return h + "</tbody></table></section>\n";
+}
+
 std::string RunRows(const ReportModel& m, const std::vector<ReportRun>& runs, bool replays) {
   std::string h = "<thead><tr><th>run</th><th>index</th><th>seed</th><th>status</th>";
   for (const std::string& f : m.factors) h += "<th>" + E(f) + "</th>";
@@ -268,6 +305,7 @@ std::string RenderHtml(const ReportModel& m) {
   h += VerdictByFactor(m);
   h += RedTable(m);
   h += NotJudgedTable(m);
+  h += InfraSection(m);
   h += "<section id=\"runs\"><h2>Runs</h2><table id=\"runs-table\">" + RunRows(m, m.runs, false) +
        "</table></section>\n";
   h += "<section id=\"replays\"><h2>Replays</h2><table>" + RunRows(m, m.replays, true) +

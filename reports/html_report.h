@@ -13,6 +13,9 @@
 //   #verdict-by-factor  table#vbf-<factor>: per value, failed / judged runs of each verdict
 //   #red-runs     red runs: failed verdicts, evidence, replay command
 //   #not-judged   invalid and infra runs with their reason
+//   #infrastructure  table#infra-table: per board runs, infra attempts, retries, deaths,
+//                 respawns (tr.infra-board, then tr.infra-total); table#retried-table: runs
+//                 with earlier attempts (tr.retried-run) and what those attempts were
 //   #runs         every run
 //   #replays      replays recorded for the campaign's runs
 // When the script has run, <html> carries data-ready="yes".

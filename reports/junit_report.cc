@@ -83,7 +83,15 @@ std::string RenderJUnit(const ReportModel& model) {
                           (model.unsound ? " [UNSOUND campaign]" : "")) +
          Attr("time", Seconds(r));
     if (r.status == db::RunStatus::kGreen) {
-      x += "/>\n";
+      if (!r.retried()) {
+        x += "/>\n";
+        continue;
+      }
+      // Passed: the run went green; the note says it took more than one attempt.
+      x += ">\n      <system-out>" +
+           XmlEscape("retried: passed on attempt " +
+                     std::to_string(r.earlier_attempts.size() + 1) + "\n" + r.AttemptsNote()) +
+           "</system-out>\n    </testcase>\n";
       continue;
     }
     x += ">\n";
@@ -105,7 +113,8 @@ std::string RenderJUnit(const ReportModel& model) {
     }
     std::string props;
     for (const auto& [name, value] : r.axes) props += name + "=" + value + "\n";
-    x += "      <system-out>" + XmlEscape("run id " + std::to_string(r.id) + "\n" + props) +
+    x += "      <system-out>" +
+         XmlEscape("run id " + std::to_string(r.id) + "\n" + props + r.AttemptsNote()) +
          "</system-out>\n";
     x += "    </testcase>\n";
   }

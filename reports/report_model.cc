@@ -80,6 +80,13 @@ Status FillRun(const db::Database& db, const db::RunRow& row, const ReportOption
   out->fabric_hz = Clock(r.fabric);
   out->sink_hz = Clock(r.sink);
   out->replay_command = ReplayCommand(row.id, options.db_path);
+  out->board_id = r.board_id;
+  out->infra_cause = r.infra_cause;
+  if (row.earlier_attempts > 0) {
+    auto attempts = db.AttemptsOfRun(row.id);
+    if (!attempts.ok()) return attempts.status();
+    out->earlier_attempts = std::move(*attempts);
+  }
 
   Result<Json> config = ParseColumn(r.config_json, row.id, "config_json");
   if (!config.ok()) return config.status();
@@ -164,6 +171,32 @@ std::string ReportRun::AxisValue(const std::string& axis) const {
   return "";
 }
 
+std::string ReportRun::AttemptsNote() const {
+  std::string note;
+  for (size_t k = 0; k < earlier_attempts.size(); ++k) {
+    const db::AttemptRecord& a = earlier_attempts[k];
+    note += "attempt " + std::to_string(k + 1) + ": " + db::RunStatusName(a.status);
+    if (!a.infra_cause.empty()) note += " (" + a.infra_cause + ")";
+    if (a.board_id) note += " on board " + std::to_string(*a.board_id);
+    if (!a.reason.empty()) note += ": " + a.reason.substr(0, a.reason.find('\n'));
+    if (a.respawned) note += "; board respawned";
+    note += "\n";
+  }
+  return note;
+}
+
+db::BoardInfraCounts ReportModel::InfraTotals() const {
+  db::BoardInfraCounts t;
+  for (const db::BoardInfraCounts& b : infrastructure) {
+    t.runs += b.runs;
+    t.infra_attempts += b.infra_attempts;
+    t.retries += b.retries;
+    t.deaths += b.deaths;
+    t.respawns += b.respawns;
+  }
+  return t;
+}
+
 std::vector<std::string> ReportRun::FailedVerdicts() const {
   std::vector<std::string> names;
   for (const ReportVerdict& v : verdicts) {
@@ -230,6 +263,9 @@ Result<ReportModel> BuildReportModel(const db::Database& db, const std::string& 
   model.unsound = Unsound(model.controls);
   std::sort(model.replays.begin(), model.replays.end(),
             [](const ReportRun& a, const ReportRun& b) { return a.id < b.id; });
+  auto infra = db.InfraByBoardOfCampaign(model.campaign.id);
+  if (!infra.ok()) return infra.status();
+  model.infrastructure = std::move(*infra);
 
   // Factors in the order of the first run that names them; values sorted as text.
   std::map<std::pair<size_t, std::string>, FactorValueCounts> counts;

@@ -62,6 +62,15 @@ struct ReportRun {
   std::vector<ReportVerdict> verdicts;
   std::string replay_command;
 
+  std::optional<int64_t> board_id;  ///< the board of the stored (last) attempt
+  std::string infra_cause;          ///< why the run is infra (db::InfraCauseName), if stored
+  /// The attempts before the stored one (db::Database::AttemptsOfRun): a run that went green
+  /// after a board died has one here.
+  std::vector<db::AttemptRecord> earlier_attempts;
+  bool retried() const { return !earlier_attempts.empty(); }
+  /// "attempt 1: infra (board_died) on board 3: <reason>" per earlier attempt, one per line.
+  std::string AttemptsNote() const;
+
   std::string AxisValue(const std::string& axis) const;
   std::vector<std::string> FailedVerdicts() const;
 };
@@ -103,8 +112,13 @@ struct ReportModel {
   /// of the campaign is marked unsound.
   std::vector<ControlRow> controls;
   bool unsound = false;
+  /// Per board: runs, infra attempts, retries, deaths, respawns (db::Database::InfraByBoard,
+  /// the same rows `ctte-lab history` shows for a campaign name with one row).
+  std::vector<db::BoardInfraCounts> infrastructure;
 
   uint64_t Count(db::RunStatus status) const;
+  /// The sums over `infrastructure` (board_id empty).
+  db::BoardInfraCounts InfraTotals() const;
   std::vector<const ReportRun*> RedRuns() const;
 };
 

@@ -212,10 +212,12 @@ TEST(DatabaseTest, ConcurrentWritersBothSucceed) {
   EXPECT_EQ(db->RunsOfCampaign(c)->size(), 2u * kPerWriter);
 }
 
-TEST(DatabaseTest, UnopenablePathIsAnIoError) {
+TEST(DatabaseTest, MissingFolderIsNotFoundNamingIt) {
   auto db = Database::Open("/nonexistent-dir/sub/ctte.db");
   ASSERT_FALSE(db.ok());
-  EXPECT_EQ(db.status().code(), Status::Code::kIOError);
+  EXPECT_EQ(db.status().code(), Status::Code::kNotFound) << db.status().ToString();
+  EXPECT_NE(db.status().message().find("/nonexistent-dir/sub"), std::string::npos)
+      << db.status().ToString();
 }
 
 }  // namespace

@@ -26,5 +26,13 @@ TEST(CsvReportTest, FieldsWithCommasQuotesOrNewlinesAreQuoted) {
   EXPECT_EQ(CsvField("two\nlines"), "\"two\nlines\"");
 }
 
+TEST(CsvReportTest, AttemptColumnsNameTheCauses) {
+  const std::string csv = RenderCsv(testing::FixtureModel());
+  EXPECT_TRUE(csv.starts_with("run_id,campaign,index,seed,status,reason,twin_of,board_id,attempts,"
+                              "infra_cause,retry_causes,"));
+  EXPECT_NE(csv.find(",board died: signal 9 (SIGKILL),,2,2,board_died,board_timeout,"),
+            std::string::npos) << csv;  // run 3: infra on board b after a timeout on a
+}
+
 }  // namespace
 }  // namespace ctte::reports

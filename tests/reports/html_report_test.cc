@@ -120,6 +120,16 @@ TEST(HtmlReportTest, PageIsSelfContained) {
   EXPECT_EQ(testing::CountOf(html, "<svg "), 4u + 3u);  // one per factor, then three metric plots
 }
 
+TEST(HtmlReportTest, InfrastructureSectionListsBoardsTotalsAndRetriedRuns) {
+  const std::string h = RenderHtml(testing::FixtureModel());
+  EXPECT_NE(h.find("<section id=\"infrastructure\">"), std::string::npos);
+  EXPECT_EQ(testing::CountOf(h, "<tr class=\"infra-board\">"), 2u);
+  EXPECT_NE(h.find("<tr class=\"infra-total\"><td>total</td><td></td><td></td><td>6</td><td>3"
+                   "</td><td>2</td><td>3</td><td>2</td></tr>"),
+            std::string::npos);
+  EXPECT_EQ(testing::CountOf(h, "<tr class=\"retried-run\">"), 2u);
+}
+
 TEST(HtmlReportTest, RedRunTableHasReplayCommandsAndEscapedEvidence) {
   const std::string html = RenderHtml(testing::FixtureModel());
   EXPECT_EQ(testing::CountOf(html, "<tr class=\"red-run\">"), 2u);

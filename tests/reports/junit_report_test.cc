@@ -30,5 +30,18 @@ TEST(JUnitReportTest, EvidenceIsEscaped) {
   EXPECT_EQ(x.find("<main+0x44>"), std::string::npos);
 }
 
+TEST(JUnitReportTest, ARetriedThenGreenRunPassesWithANote) {
+  const std::string x = RenderJUnit(testing::FixtureModel());
+  const size_t at = x.find("name=\"run 4 seed ");
+  ASSERT_NE(at, std::string::npos);
+  const std::string tc = x.substr(at, x.find("</testcase>", at) - at);
+  EXPECT_EQ(tc.find("<failure"), std::string::npos) << tc;
+  EXPECT_EQ(tc.find("<skipped"), std::string::npos) << tc;
+  EXPECT_NE(tc.find("<system-out>retried: passed on attempt 2\nattempt 1: infra (board_died)"),
+            std::string::npos) << tc;
+  EXPECT_NE(x.find("name=\"run 0 seed 0x0000000000abc000\" time=\"1.500\"/>"),
+            std::string::npos);  // a green run at its first attempt stays a bare testcase
+}
+
 }  // namespace
 }  // namespace ctte::reports

@@ -1,5 +1,6 @@
 // A small campaign written through the db API for the report tests: green, red, invalid, infra
-// runs, a determinism twin and a replay, with metrics and evidence that need escaping.
+// runs, a determinism twin and a replay, with metrics and evidence that need escaping, on two
+// boards, with a retried infra run and a run that went green after its board died.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -72,6 +73,8 @@ inline int64_t WriteFixture(const std::string& path) {
                        "2026-01-02T03:04:05Z"};
   auto cid = d.UpsertCampaign(c);
   EXPECT_TRUE(cid.ok());
+  const int64_t board_a = *d.UpsertBoard({"remote:sim", "sim-a", ""});
+  const int64_t board_b = *d.UpsertBoard({"remote:sim", "sim-b", ""});
   const auto run = [&](uint64_t index, db::RunStatus status, const std::string& config,
                        const std::string& metrics, int64_t wall_ms) {
     db::RunRecord r;
@@ -91,6 +94,7 @@ inline int64_t WriteFixture(const std::string& path) {
       r.stream_size = 1000 + index;
     }
     r.metrics_json = metrics;
+    r.board_id = index % 2 == 0 ? board_a : board_b;
     return r;
   };
   const std::string green_metrics =
@@ -132,9 +136,18 @@ inline int64_t WriteFixture(const std::string& path) {
                       lossy_metrics, 2600),
                   Verdicts({"post_recovery_losslessness", "flush_completeness"},
                            "after Error at byte 77: next message is not an anchor")});
+  // Infrastructure: run 3 timed out on board a, was retried on board b and died there; run 4
+  // (its twin) died on board a and went green on board b after a respawn.
+  rows[3].first.infra_cause = "board_died";
+  std::vector<std::vector<db::AttemptRecord>> attempts(rows.size());
+  attempts[3] = {{board_a, db::RunStatus::kInfra, "board_timeout", "board timed out after 30 s",
+                  true, "2026-01-02T03:02:30Z", 30000}};
+  attempts[4] = {{board_a, db::RunStatus::kInfra, "board_died",
+                  "board died: signal 9 (SIGKILL)", true, "2026-01-02T03:03:30Z", 700}};
   std::vector<int64_t> ids;
-  for (auto& [r, v] : rows) {
-    auto id = d.RecordRun(r, v);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    auto& [r, v] = rows[k];
+    auto id = d.RecordRun(r, v, nullptr, attempts[k]);
     EXPECT_TRUE(id.ok()) << id.status().ToString();
     ids.push_back(*id);
   }

@@ -126,5 +126,44 @@ TEST_F(ReportModelTest, FactorVerdictCountsLeaveOutRunsThatAreNotJudged) {
   }
 }
 
+TEST_F(ReportModelTest, InfrastructureEqualsHistoryPerBoardAndListsEarlierAttempts) {
+  ReportModel m = Build("fixture");
+  auto history = db_->InfraByBoard("fixture");
+  ASSERT_TRUE(history.ok()) << history.status().ToString();
+  ASSERT_EQ(m.infrastructure.size(), history->size());
+  ASSERT_EQ(m.infrastructure.size(), 2u);  // boards a and b
+  for (size_t i = 0; i < history->size(); ++i) {
+    EXPECT_EQ(m.infrastructure[i].board_id, (*history)[i].board_id);
+    EXPECT_EQ(m.infrastructure[i].runs, (*history)[i].runs);
+    EXPECT_EQ(m.infrastructure[i].infra_attempts, (*history)[i].infra_attempts);
+  }
+  const db::BoardInfraCounts& a = m.infrastructure[0];  // runs 0, 2, 4; two failed attempts
+  EXPECT_EQ(a.serial, "sim-a");
+  EXPECT_EQ(a.runs, 3u);
+  EXPECT_EQ(a.infra_attempts, 2u);
+  EXPECT_EQ(a.retries, 2u);
+  EXPECT_EQ(a.deaths, 2u);
+  EXPECT_EQ(a.respawns, 2u);
+  const db::BoardInfraCounts& b = m.infrastructure[1];  // runs 1, 3, 5; run 3 died there
+  EXPECT_EQ(b.runs, 3u);
+  EXPECT_EQ(b.infra_attempts, 1u);
+  EXPECT_EQ(b.retries, 0u);
+  EXPECT_EQ(b.deaths, 1u);
+  EXPECT_EQ(m.InfraTotals().infra_attempts, 3u);
+  auto campaigns = db_->Campaigns("fixture");
+  ASSERT_TRUE(campaigns.ok());
+  EXPECT_EQ(campaigns->front().retried, 2u);
+  EXPECT_EQ(campaigns->front().infra_attempts, 3u);
+
+  ASSERT_EQ(m.runs[4].earlier_attempts.size(), 1u);
+  EXPECT_EQ(m.runs[4].earlier_attempts[0].infra_cause, "board_died");
+  EXPECT_EQ(m.runs[4].AttemptsNote(),
+            "attempt 1: infra (board_died) on board 1: board died: signal 9 (SIGKILL); board "
+            "respawned\n");
+  EXPECT_EQ(m.runs[3].infra_cause, "board_died");
+  EXPECT_FALSE(m.runs[0].retried());
+  EXPECT_TRUE(m.replays[0].earlier_attempts.empty());
+}
+
 }  // namespace
 }  // namespace ctte::reports
