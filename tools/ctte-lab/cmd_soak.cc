@@ -35,6 +35,7 @@
 #include "tools/ctte-lab/command.h"
 #include "tools/ctte-lab/flag_checks.h"
 #include "tools/ctte-lab/plan_flags.h"
+#include "tools/ctte-lab/soak_support.h"
 
 namespace ctte::cli {
 namespace {
@@ -57,9 +58,6 @@ struct SoakFlags {
   bool json = false;
   std::vector<std::string> given;  ///< the options given, as "--name value", for the resume hint
 };
-
-constexpr const char* kDefaultDb = "out/ctte.db";
-constexpr const char* kDefaultReportDir = "out/reports";
 
 int Usage(const std::string& msg) {
   std::fprintf(stderr, "ctte-lab soak: %s\n", msg.c_str());
@@ -153,16 +151,6 @@ Result<std::vector<std::string>> WriteReports(const std::string& db_path, int64_
   return written;
 }
 
-std::string ShellQuote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                        "0123456789-_./=:+,@%") == std::string::npos) {
-    return s;
-  }
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 /// The command that continues this campaign: the same options, with --resume ID.
 std::string ResumeCommand(const SoakFlags& f, int64_t campaign_id) {
   std::string cmd = "ctte-lab soak " + ShellQuote(f.spec);
@@ -172,99 +160,6 @@ std::string ResumeCommand(const SoakFlags& f, int64_t campaign_id) {
   }
   return cmd + " --resume " + std::to_string(campaign_id);
 }
-
-/// Output paths (the rule in docs/soak.md, "Output paths"): the default paths create a missing
-/// out/; an explicit --db or --report-dir needs its parent folder to exist already. The report
-/// folder itself is created and must be writable before the first run.
-Status CheckOutputPaths(const SoakFlags& f) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const auto parent_of = [](const std::string& path) {
-    fs::path p = fs::path(path).parent_path();
-    return p.empty() ? fs::path(".") : p;
-  };
-  const auto need_parent = [&](const std::string& what, const std::string& path,
-                               bool is_default) -> Status {
-    const fs::path parent = parent_of(path);
-    if (fs::is_directory(parent, ec)) return Status::Ok();
-    if (fs::exists(parent, ec)) {
-      return Status::InvalidArgument(what + " " + path + ": " + parent.string() +
-                                     " is not a folder");
-    }
-    if (!is_default) {
-      return Status::InvalidArgument(what + " " + path + ": the folder " + parent.string() +
-                                     " does not exist (create it first; only the default out/ "
-                                     "is created)");
-    }
-    fs::create_directories(parent, ec);
-    if (ec) return Status::IOError(parent.string() + ": " + ec.message());
-    return Status::Ok();
-  };
-  if (fs::exists(f.db_path, ec) && !fs::is_regular_file(f.db_path, ec)) {
-    return Status::InvalidArgument("--db " + f.db_path + ": not a regular file");
-  }
-  CTTE_RETURN_IF_ERROR(need_parent("--db", f.db_path, f.db_path == kDefaultDb));
-  if (f.report_dir.empty()) return Status::Ok();
-  const std::string dir = f.report_dir;
-  if (!fs::exists(dir, ec)) {
-    CTTE_RETURN_IF_ERROR(need_parent("--report-dir", fs::path(dir).lexically_normal()
-                                                         .string(), dir == kDefaultReportDir));
-    fs::create_directory(dir, ec);
-    if (ec) return Status::IOError("--report-dir " + dir + ": " + ec.message());
-  } else if (!fs::is_directory(dir, ec)) {
-    return Status::InvalidArgument("--report-dir " + dir + ": not a folder");
-  }
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-    return Status::InvalidArgument("--report-dir " + dir + ": not writable (" +
-                                   std::strerror(errno) + ")");
-  }
-  return Status::Ok();
-}
-
-/// Takes SIGINT and SIGTERM (blocked in every thread) while it lives; each one is a stop
-/// request. The first signal's number decides the exit code.
-class SignalWatcher {
- public:
-  SignalWatcher() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-    thread_ = std::thread([this] { Loop(); });
-  }
-  ~SignalWatcher() {
-    done_ = true;
-    thread_.join();
-  }
-  const std::atomic<int>* requests() const { return &requests_; }
-  int first_signal() const { return first_.load(); }
-
- private:
-  void Loop() {
-    const timespec tick{0, 50'000'000};
-    while (!done_.load()) {
-      const int sig = sigtimedwait(&set_, nullptr, &tick);
-      if (sig <= 0) continue;
-      int expected = 0;
-      first_.compare_exchange_strong(expected, sig);
-      const int n = ++requests_;
-      const char* msg =
-          n == 1 ? "\nctte-lab soak: stopping: no new runs; the running runs finish and are "
-                   "stored (signal again to abandon them)\n"
-          : n == 2 ? "\nctte-lab soak: abandoning the running runs (their boards are killed, "
-                     "nothing of them is stored)\n"
-                   : "\nctte-lab soak: a third signal: exiting now\n";
-      (void)!::write(STDERR_FILENO, msg, std::strlen(msg));
-      if (n >= 3) ::_exit(128 + first_.load());
-    }
-  }
-
-  sigset_t set_;
-  std::atomic<bool> done_{false};
-  std::atomic<int> requests_{0};
-  std::atomic<int> first_{0};
-  std::thread thread_;
-};
 
 int RunSoakCommand(const SoakFlags& f) {
   runner::SoakOptions o;
@@ -305,7 +200,7 @@ int RunSoakCommand(const SoakFlags& f) {
       return lab::net::OpenInventoryBoard(boards.at(slot), opts);
     };
   }
-  if (Status st = CheckOutputPaths(f); !st.ok()) return Usage(st.ToString());
+  if (Status st = CheckOutputPaths(f.db_path, f.report_dir); !st.ok()) return Usage(st.ToString());
 
   Progress progress(isatty(STDERR_FILENO) != 0, f.db_path, o.budget_seconds);
   int signal_number = 0;

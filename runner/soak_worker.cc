@@ -1,0 +1,293 @@
+// The soak's worker (see soak_worker.h).
+#include "runner/soak_worker.h"
+
+#include <nlohmann/json.hpp>
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "base/files.h"
+#include "base/sha256.h"
+#include "base/text.h"
+#include "db/database.h"
+#include "runner/campaign_spec.h"
+#include "runner/draw.h"
+#include "runner/scheduler.h"
+#include "runner/soak_boards.h"
+
+namespace ctte::runner::soak_internal {
+
+void Count(RunStatus s, SoakCounts* c) {
+  ++c->done;
+  switch (s) {
+    case RunStatus::kGreen: ++c->green; break;
+    case RunStatus::kRed: ++c->red; break;
+    case RunStatus::kInvalid: ++c->invalid; break;
+    case RunStatus::kInfra: ++c->infra; break;
+  }
+}
+
+void Count(db::RunStatus s, SoakCounts* c) {
+  ++c->done;
+  switch (s) {
+    case db::RunStatus::kGreen: ++c->green; break;
+    case db::RunStatus::kRed: ++c->red; break;
+    case db::RunStatus::kInvalid: ++c->invalid; break;
+    default: ++c->infra; break;
+  }
+}
+
+namespace {
+
+
+bool LostBoard(InfraCause c) {
+  return c == InfraCause::kBoardDied || c == InfraCause::kBoardTimeout;
+}
+
+class Worker : public SoakWorker {
+ public:
+  Worker(Shared* shared, unsigned slot) : s_(shared), slot_(slot) {}
+
+  /// Kills the board child (from another thread: a second stop request). The worker's next
+  /// board call then fails, and the worker stores nothing of that run.
+  void KillBoard() override {
+    const pid_t pid = pid_.load();
+    if (pid > 0) ::kill(pid, SIGKILL);
+  }
+
+  void Run() override {
+    if (Status st = Start(); !st.ok()) {
+      Fatal("board " + std::to_string(slot_) + ": " + st.ToString());
+    } else {
+      while (auto index = s_->scheduler->Next(slot_, board_ ? board_->loaded_image() : "")) {
+        if (!RunIndex(*index)) break;
+      }
+    }
+    if (remote_) (void)remote_->Shutdown();
+    {
+      std::lock_guard<std::mutex> lk(s_->mu);
+      if (board_) s_->deploys += board_->deploys();
+    }
+    s_->scheduler->WorkerExits(slot_);
+  }
+
+ private:
+  Status Start() {
+    auto db = db::Database::Open(s_->options->db_path);
+    if (!db.ok()) return db.status();
+    db_ = std::move(*db);
+    if (s_->options->open_board) return Open();
+    auto remote = lab::RemoteBoard::Spawn(s_->options->board);
+    if (!remote.ok()) return remote.status();
+    remote_ = std::move(*remote);
+    pid_ = remote_->pid();
+    lab::Board* inner = remote_.get();
+    if (s_->options->TEST_wrap_board) {
+      wrapped_ = s_->options->TEST_wrap_board(remote_.get(), slot_);
+      inner = wrapped_.get();
+    }
+    board_ = std::make_unique<SoakBoard>(inner);
+    return RegisterBoard();
+  }
+
+  // A board from SoakOptions::open_board (a fresh SoakBoard over it).
+  Status Open() {
+    Result<std::unique_ptr<lab::Board>> b = s_->options->open_board(slot_);
+    if (!b.ok()) return b.status();
+    opened_ = std::move(*b);
+    board_ = std::make_unique<SoakBoard>(opened_.get());
+    return RegisterBoard();
+  }
+
+  Status RegisterBoard() {
+    Result<lab::BoardIdentity> id = opened_ ? opened_->Identify() : remote_->Identify();
+    if (!id.ok()) return id.status();
+    nlohmann::ordered_json info{{"version", id->version}, {"capabilities", id->capabilities},
+                                {"slot", slot_}};
+    Result<int64_t> bid = db_->UpsertBoard({id->kind, id->serial, info.dump()});
+    if (!bid.ok()) return bid.status();
+    board_id_ = *bid;
+    return Status::Ok();
+  }
+
+  RunOutcome Execute(const RunConfig& config) {
+    Result<PreparedRun> prepared = PrepareRun(config, s_->options->execute);
+    if (!prepared.ok()) {
+      return PrepareFailedOutcome(config, prepared.status());
+    }
+    if (manifest_text_.count(prepared->manifest.sha256) == 0) {
+      Result<std::string> text = ReadFileText(prepared->manifest.manifest_path);
+      manifest_text_[prepared->manifest.sha256] = text.ok() ? *text : "";
+    }
+    board_->BeginRecord();
+    std::unique_ptr<PlaybackBoard> playback;
+    lab::Board* twin = nullptr;
+    if (config.twin_of) {
+      if (std::optional<BoardRunRecord> rec = s_->scheduler->TakeRecord(*config.twin_of)) {
+        playback = std::make_unique<PlaybackBoard>(std::move(*rec));
+        twin = playback.get();
+      } else {
+        twin = board_.get();  // the original's capture is gone (resume): run its plan again
+      }
+    }
+    return ExecuteRun(*prepared, *board_, twin, s_->options->execute);
+  }
+
+  // A second stop request came: the run in flight is dropped, nothing of it stored.
+  bool Abandoned(uint64_t index) {
+    if (!s_->abandon.load()) return false;
+    {
+      std::lock_guard<std::mutex> lk(s_->mu);
+      ++s_->abandoned;
+    }
+    s_->scheduler->Finish(index, slot_, std::nullopt);
+    return true;
+  }
+
+  void NoteOutcome(const RunOutcome& out) {
+    if (out.status != RunStatus::kInfra || !LostBoard(out.cause)) return;
+    std::lock_guard<std::mutex> lk(s_->mu);
+    ++s_->counts.deaths;
+    ++s_->boards[slot_].deaths;
+  }
+
+  // Runs, retries an infra outcome once on a fresh board, stores. False: stop this worker.
+  bool RunIndex(uint64_t index) {
+    const RunConfig config = Draw(*s_->spec, index);
+    const std::string started = NowIsoUtc();
+    RunOutcome out = Execute(config);
+    if (Abandoned(index)) return false;
+    ApplyVerdictOverride(s_->options->TEST_verdict_override, &out);
+    NoteOutcome(out);
+    std::vector<RunAttempt> attempts;  // the earlier attempts, for the run's history
+    // A board failure is retried; a refusal that a fresh board would repeat is not.
+    const bool retry = out.status == RunStatus::kInfra && IsRetryable(out.cause);
+    if (retry) {
+      {
+        std::lock_guard<std::mutex> lk(s_->mu);
+        ++s_->counts.retried;
+        ++s_->boards[slot_].retried;
+      }
+      const int64_t first_board = board_id_;
+      Status st = Respawn();
+      attempts.push_back(AttemptOf(out, first_board, started, st.ok()));
+      if (st.ok()) {
+        out = Execute(config);  // a twin's record went to the first attempt: plan runs again
+        if (Abandoned(index)) return false;
+        NoteOutcome(out);
+      } else {
+        out.status_reason += "; respawn failed: " + st.ToString();
+      }
+      if (out.status == RunStatus::kInfra) (void)Respawn();  // leave a fresh board behind
+      ApplyVerdictOverride(s_->options->TEST_verdict_override, &out);
+    }
+    std::optional<BoardRunRecord> record = board_->TakeRecord();
+
+    db::RunRecord rec = StoredRunRecord(out);
+    rec.campaign_id = s_->campaign_id;
+    rec.board_id = board_id_;
+    rec.started_at = started;
+    const bool keep_bytes = s_->options->store_all_streams ||
+                            out.status == RunStatus::kRed || out.status == RunStatus::kInvalid;
+    if (!out.image_sha256.empty() && images_.insert(out.image_sha256).second) {
+      db::ImageRecord image{out.image_name, out.image_sha256, out.build_id,
+                            manifest_text_[out.image_sha256]};
+      if (auto r = db_->UpsertImage(image); !r.ok()) {
+        Fatal("database: " + r.status().ToString());
+        s_->scheduler->Finish(index, slot_, std::nullopt);
+        return false;
+      }
+    }
+    Result<int64_t> id = db_->RecordRun(rec, out.VerdictRecords(),
+                                        keep_bytes && !out.stream.empty() ? &out.stream : nullptr);
+    if (!id.ok()) {
+      Fatal("database: run " + std::to_string(index) + ": " + id.status().ToString());
+      s_->scheduler->Finish(index, slot_, std::nullopt);
+      return false;
+    }
+    s_->scheduler->Finish(index, slot_, std::move(record));
+    SoakRunEvent ev;
+    ev.index = index;
+    ev.seed = config.seed;
+    ev.run_id = *id;
+    ev.board = slot_;
+    ev.status = out.status;
+    ev.reason = out.status_reason;
+    ev.twin_of = config.twin_of;
+    ev.wall_seconds = out.wall_seconds;
+    ev.attempts = std::move(attempts);
+    std::lock_guard<std::mutex> lk(s_->mu);
+    Count(out.status, &s_->counts);
+    Count(out.status, &s_->boards[slot_]);
+    ev.counts = s_->counts;
+    ev.total = s_->total;
+    ev.elapsed_seconds = std::chrono::duration<double>(SteadyClock::now() - s_->start).count();
+    if (*s_->progress) (*s_->progress)(ev);
+    return true;
+  }
+
+  Status Respawn() {
+    if (s_->options->open_board) {
+      {
+        std::lock_guard<std::mutex> lk(s_->mu);
+        s_->deploys += board_->deploys();
+        ++s_->counts.respawns;  // a reconnect to the inventory board
+        ++s_->boards[slot_].respawns;
+      }
+      board_.reset();
+      opened_.reset();  // first: an agent serves one client at a time
+      Status st = Open();
+      if (board_ == nullptr) {  // not reopened: a board that answers kBoardDied, never null
+        opened_ = lab::RemoteBoard::Connect(-1, s_->options->board);
+        board_ = std::make_unique<SoakBoard>(opened_.get());
+      }
+      return st;
+    }
+    board_->Forget();
+    if (s_->abandon.load()) return Status::Unavailable("the soak is stopping");
+    CTTE_RETURN_IF_ERROR(remote_->Respawn());
+    pid_ = remote_->pid();
+    {
+      std::lock_guard<std::mutex> lk(s_->mu);
+      ++s_->counts.respawns;
+      ++s_->boards[slot_].respawns;
+    }
+    return RegisterBoard();
+  }
+
+  void Fatal(const std::string& why) {
+    {
+      std::lock_guard<std::mutex> lk(s_->mu);
+      if (s_->fatal.empty()) s_->fatal = why;
+    }
+    s_->scheduler->Stop();
+  }
+
+  Shared* s_;
+  unsigned slot_;
+  std::unique_ptr<db::Database> db_;
+  std::unique_ptr<lab::RemoteBoard> remote_;
+  std::unique_ptr<lab::Board> opened_;   // SoakOptions::open_board
+  std::unique_ptr<lab::Board> wrapped_;  // TEST_wrap_board
+  std::unique_ptr<SoakBoard> board_;
+  int64_t board_id_ = 0;
+  std::atomic<pid_t> pid_{-1};
+  std::set<std::string> images_;
+  std::map<std::string, std::string> manifest_text_;
+};
+
+}  // namespace
+
+std::unique_ptr<SoakWorker> MakeSoakWorker(Shared* shared, unsigned slot) {
+  return std::make_unique<Worker>(shared, slot);
+}
+
+}  // namespace ctte::runner::soak_internal
