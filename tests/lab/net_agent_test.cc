@@ -212,7 +212,8 @@ TEST(NetAgentTest, BadPeersAreDroppedAndLoggedAndTheAgentKeepsServing) {
   uint64_t refused = 0;
 
   // Plain TCP speaking the board protocol (or anything else) without TLS.
-  PlainTcp(port, std::string("CTB1\x10\0\0\0\0\0\0\0{\"v\":1,\"id\":1}", 28));
+  static constexpr char kPlainFrame[] = "CTB1\x0e\0\0\0\0\0\0\0{\"v\":1,\"id\":1}";
+  PlainTcp(port, std::string(kPlainFrame, sizeof kPlainFrame - 1));
   EXPECT_TRUE(agent.WaitRefused(++refused));
   ExpectGoodClientWorks(pki, port);
   // Garbage bytes.
