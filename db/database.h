@@ -87,6 +87,10 @@ class Database {
                             const std::vector<uint8_t>* stream_bytes,
                             const std::vector<AttemptRecord>& earlier_attempts);
 
+  /// Many runs as RecordRun writes them, in one transaction (bulk imports, the synthetic
+  /// history of bench/history_db): all are written or none. Returns each one's runs.id.
+  Result<std::vector<int64_t>> RecordRuns(const std::vector<RunWrite>& runs);
+
   // ---- Queries (read only) ----------------------------------------------------------------
   // A run is *judged* (its verdicts count in totals) when it is an original run (replay_of IS
   // NULL) whose status is green or red: invalid runs may carry verdict rows (a wrapped ring is
@@ -99,6 +103,9 @@ class Database {
   Result<std::vector<CampaignSummary>> Campaigns(const std::string& name = "") const;
   /// Runs of one campaign row, ordered by index then id.
   Result<std::vector<RunRow>> RunsOfCampaign(int64_t campaign_id) const;
+  /// The campaign's control runs (config_json "control", runner/controls.h; originals only),
+  /// ordered by index: what history and show need of a campaign without reading every run.
+  Result<std::vector<RunRow>> ControlRunsOfCampaign(int64_t campaign_id) const;
   /// Red runs (of campaigns named `campaign_name`, or all), ordered by campaign id and index.
   Result<std::vector<RunRow>> RedRuns(const std::string& campaign_name = "") const;
   /// Pass / fail / n/a counts per verdict code over judged runs, ordered by verdict.
@@ -107,6 +114,9 @@ class Database {
   /// json_extract), ordered by value. Runs whose config lacks the factor are left out.
   Result<std::vector<FactorRate>> FailRateByFactor(const std::string& factor,
                                                    const std::string& campaign_name = "") const;
+  /// FailRateByFactor for every factor the configs name (one pass over the runs), ordered by
+  /// factor, then value.
+  Result<std::vector<FactorRate>> FailRatesByFactor(const std::string& campaign_name = "") const;
   /// One run row by runs.id; NotFound when there is none.
   Result<RunRow> RunById(int64_t run_id) const;
   Result<std::vector<VerdictRecord>> VerdictsOfRun(int64_t run_id) const;
@@ -134,6 +144,12 @@ class Database {
   Status Migrate(int target);
   Status Exec(const char* sql);
   Status Writable() const;  ///< InvalidArgument on a read-only Database
+  /// RecordRun's checks of a run and its attempts (causes, statuses, schema).
+  Status CheckRun(const RunRecord& run, const std::vector<AttemptRecord>& earlier_attempts) const;
+  /// RecordRun's writes, inside the caller's transaction.
+  Result<int64_t> WriteRun(const RunRecord& run, const std::vector<VerdictRecord>& verdicts,
+                           const std::vector<uint8_t>* stream_bytes,
+                           const std::vector<AttemptRecord>& earlier_attempts);
   Result<std::vector<RunRow>> SelectRuns(const char* where_sql, const std::string& arg,
                                          int64_t int_arg) const;
   Result<std::vector<BoardInfraCounts>> SelectInfra(const std::string& campaign_name,

@@ -6,8 +6,9 @@
 // transaction: per input, images and boards (keyed rows; a board id map), campaigns (matched
 // on name and spec SHA-256; a campaign id map), then runs in id order, so a replay's target is
 // always mapped before the replay itself (a replay row is written after the run it replays).
-// Rows are copied column by column with their SQLite types; campaign_id, board_id and replay_of
-// are re-pointed through the maps. Separate connections rather than ATTACH: ATTACH cannot run
+// Rows are copied by the schema itself (row_copy.h: every column PRAGMA table_info lists, with
+// its SQLite type; every table with a foreign key to runs travels with its run), foreign keys
+// re-pointed through the id maps; so a migration's new column or run table needs no change here. Separate connections rather than ATTACH: ATTACH cannot run
 // inside a transaction and is limited to ten files, and a merge of many shards must be one
 // transaction.
 #include "db/merge.h"
@@ -20,113 +21,26 @@
 #include <utility>
 
 #include "db/database.h"
+#include "db/merge_checks.h"
+#include "db/row_copy.h"
 #include "db/statement.h"
 
 namespace ctte::db {
 
+using internal::CheckIntact;
+using internal::CheckSchemaVersion;
+using internal::Connection;
+using internal::CopyRows;
+using internal::CopySpec;
+using internal::MergeSchema;
 using internal::SqliteError;
 using internal::Statement;
 using internal::Transaction;
 
 namespace {
 
-// Columns copied for a run, in order; true where the column is an INTEGER.
-constexpr const char* kRunColumns =
-    "campaign_id, idx, seed, config_json, status, image_name, image_sha256, board_id, "
-    "fabric_hz_requested, fabric_hz_programmed, fabric_hz_read_back, "
-    "sink_hz_requested, sink_hz_programmed, sink_hz_read_back, started_at, wall_ms, "
-    "stream_sha256, stream_size, counters_json, metrics_json, replay_of";
-constexpr bool kRunColumnIsInt[] = {true,  true,  false, false, false, false, false,
-                                    true,  true,  true,  true,  true,  true,  true,
-                                    false, true,  false, true,  false, false, true};
-constexpr int kRunColumnCount = 21;
-constexpr int kCampaignIdParam = 1, kBoardIdParam = 8, kReplayOfParam = 21;
-
-/// Binds column `col` of `from` (NULL, integer or text as the schema has it) to `to`'s `param`.
-void CopyColumn(const Statement& from, int col, bool is_int, Statement& to, int param) {
-  if (from.IsNull(col)) to.BindNull(param);
-  else if (is_int) to.Bind(param, from.Int(col));
-  else to.Bind(param, from.Text(col));
-}
-
-class Connection {
- public:
-  Connection() = default;
-  ~Connection() { sqlite3_close(db_); }
-  Connection(const Connection&) = delete;
-  Connection& operator=(const Connection&) = delete;
-
-  Status Open(const std::string& path, int flags, int busy_timeout_ms) {
-    const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
-    if (rc != SQLITE_OK) {
-      return Status::IOError(path + ": cannot open: " +
-                             (db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc)));
-    }
-    sqlite3_extended_result_codes(db_, 1);
-    sqlite3_busy_timeout(db_, busy_timeout_ms);
-    return Status::Ok();
-  }
-  sqlite3* get() const { return db_; }
-
- private:
-  sqlite3* db_ = nullptr;
-};
-
 std::string Prefixed(const std::string& path, const Status& st) {
   return path + ": " + st.message();
-}
-
-/// PRAGMA integrity_check and foreign_key_check; `role` is "input" or "output".
-Status CheckIntact(sqlite3* db, const std::string& path, const char* role) {
-  std::string problems;
-  {
-    Statement s(db, "PRAGMA integrity_check");
-    while (true) {
-      auto row = s.Step();
-      if (!row.ok()) {
-        return Status::Corruption(std::string(role) + " " + path +
-                                  " is damaged or not a database: " + row.status().message());
-      }
-      if (!*row) break;
-      const std::string line = s.Text(0);
-      if (line == "ok") continue;
-      if (problems.size() < 400) problems += (problems.empty() ? "" : "; ") + line;
-    }
-  }
-  if (!problems.empty()) {
-    return Status::Corruption(std::string(role) + " " + path +
-                              " fails PRAGMA integrity_check: " + problems);
-  }
-  Statement fk(db, "PRAGMA foreign_key_check");
-  auto row = fk.Step();
-  if (!row.ok()) return Status::Corruption(std::string(role) + " " + path + ": " + row.status().message());
-  if (*row) {
-    return Status::Corruption(std::string(role) + " " + path +
-                              " fails PRAGMA foreign_key_check: a row of table " + fk.Text(0) +
-                              " (rowid " + std::to_string(fk.Int(1)) + ") points at a missing " +
-                              fk.Text(2) + " row");
-  }
-  return Status::Ok();
-}
-
-Status CheckSchemaVersion(sqlite3* db, const std::string& path) {
-  Statement s(db, "PRAGMA user_version");
-  auto row = s.Step();
-  if (!row.ok()) {
-    return Status::Corruption("input " + path + " is damaged or not a database: " +
-                              row.status().message());
-  }
-  const int64_t version = *row ? s.Int(0) : 0;
-  if (version != Database::LatestSchemaVersion()) {
-    return Status::InvalidArgument(
-        "input " + path + " has schema version " + std::to_string(version) +
-        (version == 0 ? " (not a lab database)" : "") + "; this build merges version " +
-        std::to_string(Database::LatestSchemaVersion()) +
-        (version > 0 && version < Database::LatestSchemaVersion()
-             ? " (open it once with this build, e.g. ctte-lab history --db FILE, to migrate it)"
-             : ""));
-  }
-  return Status::Ok();
 }
 
 struct CampaignKey {
@@ -141,13 +55,15 @@ struct CampaignKey {
 class InputMerger {
  public:
   InputMerger(sqlite3* in, sqlite3* out, const std::string& in_path, const std::string& out_path,
-              const MergeOptions& options,
+              const MergeSchema& schema, const MergeOptions& options,
               std::map<std::pair<int64_t, int64_t>, std::string>* origin,
               MergeInputSummary* summary)
-      : in_(in), out_(out), in_path_(in_path), out_path_(out_path), options_(options),
+      : in_(in), out_(out), in_path_(in_path), out_path_(out_path), schema_(schema),
+        options_(options),
         origin_(origin), summary_(summary) {}
 
   Status Run() {
+    maps_ = {{"boards", {}}, {"campaigns", {}}, {"images", {}}, {"runs", {}}};
     CTTE_RETURN_IF_ERROR(Images());
     CTTE_RETURN_IF_ERROR(Boards());
     CTTE_RETURN_IF_ERROR(Campaigns());
@@ -156,39 +72,37 @@ class InputMerger {
 
  private:
   Status Images() {
-    Statement sel(in_, "SELECT name, sha256, build_id, manifest_json FROM images ORDER BY id");
+    Statement sel(in_, "SELECT id FROM images ORDER BY id");
     while (true) {
       auto row = sel.Step();
       if (!row.ok()) return Input(row.status());
       if (!*row) return Status::Ok();
-      Statement ins(out_,
-                    "INSERT INTO images (name, sha256, build_id, manifest_json) "
-                    "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING");
-      for (int c = 0; c < 4; ++c) CopyColumn(sel, c, false, ins, c + 1);
-      CTTE_RETURN_IF_ERROR(ins.Run());
-      summary_->counts.images_added += static_cast<uint64_t>(sqlite3_changes(out_));
+      auto copied = CopyRows(in_, out_, schema_.images,
+                             {"id = ?1", sel.Int(0), {}, " ON CONFLICT (sha256) DO NOTHING", {}},
+                             maps_);
+      if (!copied.ok()) return copied.status();
+      summary_->counts.images_added += copied->changed;
     }
   }
 
   Status Boards() {
-    Statement sel(in_, "SELECT id, kind, serial, info_json FROM boards ORDER BY id");
+    Statement sel(in_, "SELECT id, kind, serial FROM boards ORDER BY id");
     while (true) {
       auto row = sel.Step();
       if (!row.ok()) return Input(row.status());
       if (!*row) return Status::Ok();
-      Statement ins(out_,
-                    "INSERT INTO boards (kind, serial, info_json) VALUES (?1, ?2, ?3) "
-                    "ON CONFLICT (kind, serial) DO NOTHING");
-      for (int c = 1; c < 4; ++c) CopyColumn(sel, c, false, ins, c);
-      CTTE_RETURN_IF_ERROR(ins.Run());
-      summary_->counts.boards_added += static_cast<uint64_t>(sqlite3_changes(out_));
+      auto copied = CopyRows(
+          in_, out_, schema_.boards,
+          {"id = ?1", sel.Int(0), {}, " ON CONFLICT (kind, serial) DO NOTHING", {}}, maps_);
+      if (!copied.ok()) return copied.status();
+      summary_->counts.boards_added += copied->changed;
       Statement id(out_, "SELECT id FROM boards WHERE kind = ?1 AND serial = ?2");
       id.Bind(1, sel.Text(1));
       id.Bind(2, sel.Text(2));
       auto found = id.Step();
       if (!found.ok()) return found.status();
       if (!*found) return Status::Internal("board row vanished after insert");
-      boards_[sel.Int(0)] = id.Int(0);
+      maps_["boards"][sel.Int(0)] = id.Int(0);
     }
   }
 
@@ -222,15 +136,13 @@ class InputMerger {
           CTTE_RETURN_IF_ERROR(up.Run());
         }
       } else {
-        Statement ins(out_,
-                      "INSERT INTO campaigns (name, description, seed, spec_json, spec_sha256, "
-                      "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-        for (int c = 1; c < 7; ++c) CopyColumn(sel, c, false, ins, c);
-        CTTE_RETURN_IF_ERROR(ins.Run());
-        key.out_id = sqlite3_last_insert_rowid(out_);
+        auto copied = CopyRows(in_, out_, schema_.campaigns, {"id = ?1", sel.Int(0), {}, "", {}}, maps_);
+        if (!copied.ok()) return copied.status();
+        key.out_id = copied->last_id;
         ++summary_->counts.campaigns_added;
       }
       campaigns_[sel.Int(0)] = key;
+      maps_["campaigns"][sel.Int(0)] = key.out_id;
     }
   }
 
@@ -265,7 +177,7 @@ class InputMerger {
     if (!found.ok()) return found.status();
     if (*found) {
       const int64_t out_id = find.Int(0);
-      runs_[src_id] = out_id;
+      maps_["runs"][src_id] = out_id;
       // Columns (input, output) that must agree: the run seed, then the configuration.
       for (const auto& [in_col, out_col, what] :
            {std::tuple{3, 1, "run seed"}, std::tuple{4, 2, "config_json"}}) {
@@ -300,7 +212,7 @@ class InputMerger {
     if (!options_.keep_spec_versions) CTTE_RETURN_IF_ERROR(CheckSpecDrift(campaign, idx));
     auto id = CopyRun(src_id, campaign.out_id, std::nullopt, std::nullopt);
     if (!id.ok()) return id.status();
-    runs_[src_id] = *id;
+    maps_["runs"][src_id] = *id;
     (*origin_)[{campaign.out_id, idx}] = in_path_;
     ++summary_->counts.runs_added;
     return Status::Ok();
@@ -308,8 +220,8 @@ class InputMerger {
 
   Status Replay(const Statement& sel, const CampaignKey& campaign) {
     const int64_t src_id = sel.Int(0);
-    auto target = runs_.find(sel.Int(6));
-    if (target == runs_.end()) {
+    auto target = maps_["runs"].find(sel.Int(6));
+    if (target == maps_["runs"].end()) {
       return Input(Status::Corruption("replay run " + std::to_string(src_id) +
                                       " precedes the run it replays (" +
                                       std::to_string(sel.Int(6)) + ")"));
@@ -321,21 +233,21 @@ class InputMerger {
     find.Bind(1, campaign.out_id);
     find.Bind(2, sel.Int(2));
     find.Bind(3, target->second);
-    CopyColumn(sel, 7, false, find, 4);
-    CopyColumn(sel, 8, true, find, 5);
-    CopyColumn(sel, 5, false, find, 6);
-    CopyColumn(sel, 9, false, find, 7);
-    CopyColumn(sel, 4, false, find, 8);
+    find.BindValue(4, sel.Value(7));
+    find.BindValue(5, sel.Value(8));
+    find.BindValue(6, sel.Value(5));
+    find.BindValue(7, sel.Value(9));
+    find.BindValue(8, sel.Value(4));
     auto found = find.Step();
     if (!found.ok()) return found.status();
     if (*found) {
-      runs_[src_id] = find.Int(0);
+      maps_["runs"][src_id] = find.Int(0);
       ++summary_->counts.replays_present;
       return Status::Ok();
     }
     auto id = CopyRun(src_id, campaign.out_id, target->second, std::nullopt);
     if (!id.ok()) return id.status();
-    runs_[src_id] = *id;
+    maps_["runs"][src_id] = *id;
     ++summary_->counts.replays_added;
     return Status::Ok();
   }
@@ -362,68 +274,27 @@ class InputMerger {
         "separate campaign rows); refusing to merge");
   }
 
-  /// Copies input run `src_id` (with its verdicts and stream) into a new output row, or over
-  /// the planned row `update_id`. Returns the output row id.
+  /// Copies input run `src_id` (with the rows of every run table: verdicts, stream, attempts,
+  /// ...) into a new output row, or over the planned row `update_id`. Returns the output row id.
   Result<int64_t> CopyRun(int64_t src_id, int64_t out_campaign_id,
                           std::optional<int64_t> replay_of, std::optional<int64_t> update_id) {
-    const std::string select = std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1";
-    Statement sel(in_, select.c_str());
-    sel.Bind(1, src_id);
-    auto row = sel.Step();
-    if (!row.ok()) return Input(row.status());
-    if (!*row) return Status::Internal("input run vanished");
-    std::string params;
-    for (int p = 1; p <= kRunColumnCount; ++p) {
-      params += (p > 1 ? ", ?" : "?") + std::to_string(p);
-    }
-    const std::string sql =
-        update_id ? std::string("UPDATE runs SET (") + kRunColumns + ") = (" + params +
-                        ") WHERE id = ?22"
-                  : std::string("INSERT INTO runs (") + kRunColumns + ") VALUES (" + params + ")";
-    Statement w(out_, sql.c_str());
-    for (int c = 0; c < kRunColumnCount; ++c) CopyColumn(sel, c, kRunColumnIsInt[c], w, c + 1);
-    w.Bind(kCampaignIdParam, out_campaign_id);
-    if (!sel.IsNull(kBoardIdParam - 1)) {
-      auto b = boards_.find(sel.Int(kBoardIdParam - 1));
-      if (b == boards_.end()) return Input(Status::Corruption("run with an unknown board id"));
-      w.Bind(kBoardIdParam, b->second);
-    }
-    w.BindOpt(kReplayOfParam, replay_of);
-    if (update_id) w.Bind(22, *update_id);
-    CTTE_RETURN_IF_ERROR(w.Run());
-    const int64_t out_id = update_id ? *update_id : sqlite3_last_insert_rowid(out_);
-    if (update_id) {  // a planned row has no verdicts or stream, but make sure
-      Statement dv(out_, "DELETE FROM verdicts WHERE run_id = ?1");
-      dv.Bind(1, out_id);
-      CTTE_RETURN_IF_ERROR(dv.Run());
-      Statement ds(out_, "DELETE FROM streams WHERE run_id = ?1");
-      ds.Bind(1, out_id);
-      CTTE_RETURN_IF_ERROR(ds.Run());
-    }
-    Statement verdicts(in_,
-                       "SELECT verdict, outcome, evidence, metrics_json FROM verdicts "
-                       "WHERE run_id = ?1 ORDER BY id");
-    verdicts.Bind(1, src_id);
-    while (true) {
-      auto v = verdicts.Step();
-      if (!v.ok()) return Input(v.status());
-      if (!*v) break;
-      Statement ins(out_,
-                    "INSERT INTO verdicts (run_id, verdict, outcome, evidence, metrics_json) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5)");
-      ins.Bind(1, out_id);
-      for (int c = 0; c < 4; ++c) CopyColumn(verdicts, c, false, ins, c + 2);
-      CTTE_RETURN_IF_ERROR(ins.Run());
-    }
-    Statement stream(in_, "SELECT bytes FROM streams WHERE run_id = ?1");
-    stream.Bind(1, src_id);
-    auto s = stream.Step();
-    if (!s.ok()) return Input(s.status());
-    if (*s) {
-      Statement ins(out_, "INSERT INTO streams (run_id, bytes) VALUES (?1, ?2)");
-      ins.Bind(1, out_id);
-      ins.BindBlob(2, stream.Blob(0));
-      CTTE_RETURN_IF_ERROR(ins.Run());
+    CopySpec run{"id = ?1", src_id, {{"campaign_id", out_campaign_id}, {"replay_of", replay_of}},
+                 "", update_id};
+    auto copied = CopyRows(in_, out_, schema_.runs, run, maps_);
+    if (!copied.ok()) return Input(copied.status());
+    if (copied->changed != 1) return Status::Internal("input run vanished");
+    const int64_t out_id = update_id ? *update_id : copied->last_id;
+    for (const MergeSchema::RunTable& t : schema_.run_tables) {
+      const std::string column = "\"" + t.run_column + "\"";
+      if (update_id) {  // a planned row has no verdicts, stream or attempts, but make sure
+        Statement del(out_, ("DELETE FROM \"" + t.shape.name + "\" WHERE " + column + " = ?1")
+                                .c_str());
+        del.Bind(1, out_id);
+        CTTE_RETURN_IF_ERROR(del.Run());
+      }
+      auto rows = CopyRows(in_, out_, t.shape,
+                           {column + " = ?1", src_id, {{t.run_column, out_id}}, "", {}}, maps_);
+      if (!rows.ok()) return Input(rows.status());
     }
     return out_id;
   }
@@ -440,12 +311,24 @@ class InputMerger {
   sqlite3* out_;
   const std::string& in_path_;
   const std::string& out_path_;
+  const MergeSchema& schema_;
   const MergeOptions& options_;
   std::map<std::pair<int64_t, int64_t>, std::string>* origin_;
   MergeInputSummary* summary_;
-  std::map<int64_t, int64_t> boards_, runs_;   // input id -> output id
+  internal::IdMaps maps_;                      // input id -> output id, per table
   std::map<int64_t, CampaignKey> campaigns_;   // input id -> output campaign
 };
+
+bool SameShape(const MergeSchema& a, const MergeSchema& b) {
+  if (!(a.campaigns == b.campaigns && a.images == b.images && a.boards == b.boards &&
+        a.runs == b.runs && a.run_tables.size() == b.run_tables.size())) {
+    return false;
+  }
+  for (size_t k = 0; k < a.run_tables.size(); ++k) {
+    if (!(a.run_tables[k].shape == b.run_tables[k].shape)) return false;
+  }
+  return true;
+}
 
 void Add(const MergeCounts& c, MergeCounts* total) {
   total->campaigns_added += c.campaigns_added;
@@ -495,11 +378,15 @@ Result<MergeSummary> MergeDatabases(const std::string& output,
 
   // Every input is checked before the output is touched.
   std::vector<std::unique_ptr<Connection>> in_conns;
+  std::vector<MergeSchema> in_schemas;
   for (const std::string& in : inputs) {
     auto c = std::make_unique<Connection>();
     CTTE_RETURN_IF_ERROR(c->Open(in, SQLITE_OPEN_READONLY, options.busy_timeout_ms));
     CTTE_RETURN_IF_ERROR(CheckSchemaVersion(c->get(), in));
     CTTE_RETURN_IF_ERROR(CheckIntact(c->get(), in, "input"));
+    auto schema = internal::ReadMergeSchema(c->get(), in);
+    if (!schema.ok()) return schema.status();
+    in_schemas.push_back(std::move(*schema));
     in_conns.push_back(std::move(c));
   }
   if (output_existed) {
@@ -519,6 +406,16 @@ Result<MergeSummary> MergeDatabases(const std::string& output,
     return SqliteError(out.get(), output + ": foreign_keys");
   }
 
+  auto out_schema = internal::ReadMergeSchema(out.get(), output);
+  if (!out_schema.ok()) return out_schema.status();
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (!SameShape(in_schemas[k], *out_schema)) {
+      return Status::InvalidArgument("input " + inputs[k] + " and output " + output +
+                                     " have the same schema version but different tables or "
+                                     "columns (built by different migrations); refusing to merge");
+    }
+  }
+
   MergeSummary summary;
   summary.output_created = !output_existed;
   std::map<std::pair<int64_t, int64_t>, std::string> origin;
@@ -527,8 +424,8 @@ Result<MergeSummary> MergeDatabases(const std::string& output,
   for (size_t k = 0; k < inputs.size(); ++k) {
     MergeInputSummary in_summary;
     in_summary.path = inputs[k];
-    InputMerger m(in_conns[k]->get(), out.get(), inputs[k], output, options, &origin,
-                  &in_summary);
+    InputMerger m(in_conns[k]->get(), out.get(), inputs[k], output, *out_schema, options,
+                  &origin, &in_summary);
     CTTE_RETURN_IF_ERROR(m.Run());
     Add(in_summary.counts, &summary.total);
     summary.inputs.push_back(std::move(in_summary));

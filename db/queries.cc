@@ -4,6 +4,7 @@
 
 #include "base/text.h"
 #include "db/database.h"
+#include "db/run_columns.h"
 #include "db/statement.h"
 
 namespace ctte::db {
@@ -26,48 +27,16 @@ std::optional<uint64_t> ParseSeedColumn(const std::string& text) {
   return *v;
 }
 
-constexpr const char* kSelectRun =
-    "SELECT r.id, c.name, r.campaign_id, r.idx, r.seed, r.config_json, r.status, r.image_name, "
-    "r.image_sha256, r.board_id, r.fabric_hz_requested, r.fabric_hz_programmed, "
-    "r.fabric_hz_read_back, r.sink_hz_requested, r.sink_hz_programmed, r.sink_hz_read_back, "
-    "r.started_at, r.wall_ms, r.stream_sha256, r.stream_size, r.counters_json, r.metrics_json, "
-    "r.replay_of, ";  // then kJudgedRun, the schema-2 columns and kFromRuns
-// Schema 2 adds the cause of an infra run and its earlier attempts; a schema-1 file (read-only
-// open of an older file) reads them as absent.
-constexpr const char* kRunColumns2 =
-    ", r.infra_cause, (SELECT COUNT(*) FROM run_attempts a WHERE a.run_id = r.id)";
-constexpr const char* kRunColumns1 = ", NULL, 0";
 constexpr const char* kFromRuns = " FROM runs r JOIN campaigns c ON c.id = r.campaign_id ";
 
+// Result columns: r.id, c.name, the run columns (run_columns.h) from 2, judged, attempts.
 Result<RunRow> ReadRun(const Statement& s) {
   RunRow row;
   row.id = s.Int(0);
   row.campaign_name = s.Text(1);
-  RunRecord& r = row.run;
-  r.campaign_id = s.Int(2);
-  r.index = s.U64(3);
-  auto seed = ParseSeedColumn(s.Text(4));
-  if (!seed) return Status::Corruption("runs.id " + std::to_string(row.id) + ": bad seed");
-  r.seed = *seed;
-  r.config_json = s.Text(5);
-  auto status = ParseRunStatus(s.Text(6));
-  if (!status) return Status::Corruption("runs.id " + std::to_string(row.id) + ": bad status");
-  r.status = *status;
-  r.image_name = s.Text(7);
-  r.image_sha256 = s.Text(8);
-  r.board_id = s.OptInt(9);
-  r.fabric = {s.OptU64(10), s.OptU64(11), s.OptU64(12)};
-  r.sink = {s.OptU64(13), s.OptU64(14), s.OptU64(15)};
-  r.started_at = s.Text(16);
-  r.wall_ms = s.OptInt(17);
-  r.stream_sha256 = s.Text(18);
-  r.stream_size = s.OptU64(19);
-  r.counters_json = s.Text(20);
-  r.metrics_json = s.Text(21);
-  r.replay_of = s.OptInt(22);
-  row.judged = s.Int(23) != 0;
-  r.infra_cause = s.Text(24);
-  row.earlier_attempts = s.U64(25);
+  CTTE_RETURN_IF_ERROR(internal::ReadRunColumns(s, 2, row.id, &row.run));
+  row.judged = s.Int(2 + internal::kRunColumnCount) != 0;
+  row.earlier_attempts = s.U64(3 + internal::kRunColumnCount);
   return row;
 }
 
@@ -82,8 +51,14 @@ bool IsFactorName(const std::string& f) {
 
 Result<std::vector<RunRow>> Database::SelectRuns(const char* where_sql, const std::string& arg,
                                                  int64_t int_arg) const {
-  const std::string sql = std::string(kSelectRun) + kJudgedRun +
-                          (Has(2) ? kRunColumns2 : kRunColumns1) + kFromRuns + where_sql +
+  // Schema 2 adds the cause of an infra run and its earlier attempts; a schema-1 file (read-only
+  // open of an older file) reads them as absent.
+  const std::string sql = "SELECT r.id, c.name, " +
+                          internal::RunColumnList(schema_version_, "r.", true) + ", " +
+                          kJudgedRun +
+                          (Has(2) ? ", (SELECT COUNT(*) FROM run_attempts a WHERE a.run_id = r.id)"
+                                  : ", 0") +
+                          kFromRuns + where_sql +
                           " ORDER BY r.campaign_id, r.idx, r.id";
   Statement s(db_, sql.c_str());
   s.Bind(1, arg);
@@ -150,6 +125,12 @@ Result<std::vector<RunRow>> Database::RunsOfCampaign(int64_t campaign_id) const 
   return SelectRuns("WHERE ?1 = ?1 AND r.campaign_id = ?2", "", campaign_id);
 }
 
+Result<std::vector<RunRow>> Database::ControlRunsOfCampaign(int64_t campaign_id) const {
+  return SelectRuns("WHERE ?1 = ?1 AND r.campaign_id = ?2 AND r.replay_of IS NULL "
+                    "AND json_extract(r.config_json, '$.control') IS NOT NULL",
+                    "", campaign_id);
+}
+
 Result<RunRow> Database::RunById(int64_t run_id) const {
   auto rows = SelectRuns("WHERE ?1 = ?1 AND r.id = ?2", "", run_id);
   if (!rows.ok()) return rows.status();
@@ -168,8 +149,10 @@ Result<std::vector<OutcomeCount>> Database::OutcomeCounts(const std::string& cam
       std::string("SELECT v.verdict, COUNT(CASE WHEN v.outcome = 'pass' THEN 1 END), "
                   "COUNT(CASE WHEN v.outcome = 'fail' THEN 1 END), "
                   "COUNT(CASE WHEN v.outcome = 'n/a' THEN 1 END) "
-                  "FROM verdicts v JOIN runs r ON r.id = v.run_id "
-                  "JOIN campaigns c ON c.id = r.campaign_id "
+                  // CROSS JOIN keeps runs outside: the judged test (a json_extract) runs once
+                  // per run, not once per verdict row.
+                  "FROM campaigns c CROSS JOIN runs r ON c.id = r.campaign_id "
+                  "CROSS JOIN verdicts v ON v.run_id = r.id "
                   "WHERE (?1 = '' OR c.name = ?1) AND ") +
       kJudgedRun + " GROUP BY v.verdict ORDER BY v.verdict";
   Statement s(db_, sql.c_str());
@@ -211,6 +194,36 @@ Result<std::vector<FactorRate>> Database::FailRateByFactor(const std::string& fa
     f.runs = s.U64(1);
     f.green = s.U64(2);
     f.red = s.U64(3);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+Result<std::vector<FactorRate>> Database::FailRatesByFactor(
+    const std::string& campaign_name) const {
+  // One pass: json_each lists a run's axes, so each config is parsed once for all factors.
+  Statement s(db_,
+              "SELECT a.key, CAST(a.value AS TEXT) AS value, "
+              "COUNT(*), COUNT(CASE WHEN r.status = 'green' THEN 1 END), "
+              "COUNT(CASE WHEN r.status = 'red' THEN 1 END) "
+              "FROM campaigns c CROSS JOIN runs r ON c.id = r.campaign_id, "
+              "json_each(r.config_json, '$.axes') a "
+              "WHERE (?1 = '' OR c.name = ?1) AND r.replay_of IS NULL AND value IS NOT NULL "
+              "AND json_extract(r.config_json, '$.control') IS NULL "
+              "GROUP BY a.key, value ORDER BY a.key, value");
+  s.Bind(1, campaign_name);
+  std::vector<FactorRate> out;
+  while (true) {
+    auto more = s.Step();
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    FactorRate f;
+    f.factor = s.Text(0);
+    if (!IsFactorName(f.factor)) continue;
+    f.value = s.Text(1);
+    f.runs = s.U64(2);
+    f.green = s.U64(3);
+    f.red = s.U64(4);
     out.push_back(std::move(f));
   }
   return out;

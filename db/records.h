@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ctte::db {
 
@@ -127,6 +128,14 @@ struct VerdictRecord {
   Outcome outcome = Outcome::kNotApplicable;
   std::string evidence;
   std::string metrics_json;    ///< empty = NULL
+};
+
+/// One run for Database::RecordRuns: what one RecordRun call takes.
+struct RunWrite {
+  RunRecord run;
+  std::vector<VerdictRecord> verdicts;
+  std::optional<std::vector<uint8_t>> stream;  ///< stored stream bytes, if kept
+  std::vector<AttemptRecord> earlier_attempts;
 };
 
 struct CampaignSummary {

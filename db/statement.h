@@ -65,6 +65,9 @@ class Statement {
     Check(sqlite3_bind_blob(stmt_, i, b.data(), static_cast<int>(b.size()), SQLITE_TRANSIENT));
   }
 
+  /// Binds a value read from another statement's result column, with its SQLite type.
+  void BindValue(int i, sqlite3_value* v) { Check(sqlite3_bind_value(stmt_, i, v)); }
+
   /// True if a row is ready, false when done; the Status explains a failure.
   Result<bool> Step() {
     if (!status_.ok()) return status_;
@@ -94,6 +97,9 @@ class Statement {
   std::optional<uint64_t> OptU64(int col) const {
     return IsNull(col) ? std::nullopt : std::optional<uint64_t>(U64(col));
   }
+  /// The result column as a value (valid until the next Step); for BindValue.
+  sqlite3_value* Value(int col) const { return sqlite3_column_value(stmt_, col); }
+  int ColumnCount() const { return sqlite3_column_count(stmt_); }
   std::vector<uint8_t> Blob(int col) const {
     const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(stmt_, col));
     const int n = sqlite3_column_bytes(stmt_, col);

@@ -169,6 +169,45 @@ TEST_F(QueriesTest, FailRatePerFactorValueExcludesReplays) {
   EXPECT_EQ((*modes)[1].green, 2u);  // smoke 0, nightly 1
 }
 
+// The one-pass query of every factor gives, factor by factor, FailRateByFactor's rows (history
+// uses it instead of one scan per axis).
+TEST_F(QueriesTest, AllFactorsAtOnceEqualOneFactorAtATime) {
+  // A control run (config "control") counts in neither.
+  RunRecord control = MakeRun(smoke_, 9, RunStatus::kRed, "sort", "htm");
+  control.config_json = R"({"axes":{"workload":"sort","mode":"htm"},"control":{"name":"c"}})";
+  ASSERT_TRUE(db_->RecordRun(control, {}).ok());
+  for (const std::string campaign : {"", "smoke", "nightly"}) {
+    auto all = db_->FailRatesByFactor(campaign);
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    std::vector<FactorRate> expected;
+    for (const char* factor : {"mode", "workload"}) {
+      auto one = db_->FailRateByFactor(factor, campaign);
+      ASSERT_TRUE(one.ok());
+      expected.insert(expected.end(), one->begin(), one->end());
+    }
+    ASSERT_EQ(all->size(), expected.size()) << campaign;
+    for (size_t k = 0; k < expected.size(); ++k) {
+      EXPECT_EQ((*all)[k].factor, expected[k].factor);
+      EXPECT_EQ((*all)[k].value, expected[k].value);
+      EXPECT_EQ((*all)[k].runs, expected[k].runs) << expected[k].value;
+      EXPECT_EQ((*all)[k].green, expected[k].green);
+      EXPECT_EQ((*all)[k].red, expected[k].red);
+    }
+  }
+  EXPECT_EQ(db_->FailRatesByFactor("smoke")->at(3).red, 2u);  // workload sort: not the control
+}
+
+TEST_F(QueriesTest, ControlRunsOfCampaignAreTheControlsOnly) {
+  RunRecord control = MakeRun(smoke_, 9, RunStatus::kGreen, "sort", "htm");
+  control.config_json = R"({"axes":{"workload":"sort"},"control":{"name":"c"}})";
+  ASSERT_TRUE(db_->RecordRun(control, {}).ok());
+  auto controls = db_->ControlRunsOfCampaign(smoke_);
+  ASSERT_TRUE(controls.ok());
+  ASSERT_EQ(controls->size(), 1u);
+  EXPECT_EQ((*controls)[0].run.index, 9u);
+  EXPECT_TRUE(db_->ControlRunsOfCampaign(nightly_)->empty());
+}
+
 TEST_F(QueriesTest, UnknownFactorGivesNoRowsAndBadNamesAreRejected) {
   auto none = db_->FailRateByFactor("interrupts");
   ASSERT_TRUE(none.ok());

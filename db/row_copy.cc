@@ -1,0 +1,175 @@
+// Schema-driven row copies for merge (db/row_copy.h).
+#include "db/row_copy.h"
+
+#include <algorithm>
+
+namespace ctte::db::internal {
+namespace {
+
+// SQL text for an identifier taken from the schema: double-quoted, quotes doubled.
+std::string Quoted(const std::string& name) {
+  std::string q = "\"";
+  for (const char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string JoinQuoted(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + Quoted(n);
+  return out;
+}
+
+Result<TableShape> ReadShape(sqlite3* db, const std::string& table) {
+  TableShape shape;
+  shape.name = table;
+  Statement fk(db, ("PRAGMA foreign_key_list(" + Quoted(table) + ")").c_str());
+  while (true) {
+    auto row = fk.Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    shape.references[fk.Text(3)] = fk.Text(2);  // from -> table
+  }
+  Statement info(db, ("PRAGMA table_info(" + Quoted(table) + ")").c_str());
+  int pk_columns = 0;
+  std::string pk, pk_type;
+  while (true) {
+    auto row = info.Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    shape.columns.push_back(info.Text(1));
+    if (info.Int(5) > 0) {
+      ++pk_columns;
+      pk = info.Text(1);
+      pk_type = info.Text(2);
+    }
+  }
+  if (pk_columns == 1 && pk_type == "INTEGER" && !shape.references.contains(pk)) {
+    shape.rowid_alias = pk;
+  }
+  return shape;
+}
+
+}  // namespace
+
+std::vector<std::string> TableShape::Copied() const {
+  std::vector<std::string> out;
+  for (const std::string& c : columns) {
+    if (c != rowid_alias) out.push_back(c);
+  }
+  return out;
+}
+
+Result<MergeSchema> ReadMergeSchema(sqlite3* db, const std::string& path) {
+  Statement tables(db,
+                   "SELECT name FROM sqlite_schema WHERE type = 'table' "
+                   "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name");
+  MergeSchema schema;
+  bool seen[4] = {false, false, false, false};
+  while (true) {
+    auto row = tables.Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    auto shape = ReadShape(db, tables.Text(0));
+    if (!shape.ok()) return shape.status();
+    const std::string& name = shape->name;
+    int known = 0;
+    for (TableShape* t : {&schema.campaigns, &schema.images, &schema.boards, &schema.runs}) {
+      const char* names[] = {"campaigns", "images", "boards", "runs"};
+      if (name == names[known]) {
+        *t = *shape;
+        seen[known] = true;
+        break;
+      }
+      ++known;
+    }
+    if (known < 4) continue;
+    std::vector<std::string> to_runs;
+    for (const auto& [column, target] : shape->references) {
+      if (target == "runs") to_runs.push_back(column);
+    }
+    if (to_runs.size() != 1) {
+      return Status::InvalidArgument(
+          path + ": table " + name +
+          (to_runs.empty() ? " has no foreign key to runs"
+                           : " has more than one foreign key to runs") +
+          "; merge carries campaigns, images, boards, runs and the tables of a run (one "
+          "foreign key to runs), so it cannot merge this file (db/row_copy.cc)");
+    }
+    for (const auto& [column, target] : shape->references) {
+      if (target != "runs" && target != "boards" && target != "images" &&
+          target != "campaigns") {
+        return Status::InvalidArgument(path + ": column " + name + "." + column +
+                                       " points at table " + target +
+                                       ", which merge does not map (db/row_copy.cc)");
+      }
+    }
+    schema.run_tables.push_back({std::move(*shape), to_runs[0]});
+  }
+  for (int k = 0; k < 4; ++k) {
+    if (!seen[k]) return Status::InvalidArgument(path + ": not a lab database (a table is missing)");
+  }
+  return schema;
+}
+
+Result<CopyResult> CopyRows(sqlite3* in, sqlite3* out, const TableShape& shape,
+                            const CopySpec& spec, const IdMaps& maps) {
+  const std::vector<std::string> columns = shape.Copied();
+  Statement sel(in, ("SELECT " + JoinQuoted(columns) + " FROM " + Quoted(shape.name) +
+                     " WHERE " + spec.where + " ORDER BY rowid")
+                        .c_str());
+  sel.Bind(1, spec.key);
+  std::string params;
+  for (size_t p = 1; p <= columns.size(); ++p) {
+    params += (p > 1 ? ", ?" : "?") + std::to_string(p);
+  }
+  const int id_param = static_cast<int>(columns.size()) + 1;
+  const std::string sql =
+      spec.update_id
+          ? "UPDATE " + Quoted(shape.name) + " SET (" + JoinQuoted(columns) + ") = (" + params +
+                ") WHERE rowid = ?" + std::to_string(id_param)
+          : "INSERT INTO " + Quoted(shape.name) + " (" + JoinQuoted(columns) + ") VALUES (" +
+                params + ")" + spec.insert_suffix;
+  CopyResult result;
+  while (true) {
+    auto row = sel.Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    if (spec.update_id && result.changed > 0) {
+      return Status::Internal("copy of " + shape.name + ": more than one row to update");
+    }
+    Statement w(out, sql.c_str());
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const int param = static_cast<int>(c) + 1;
+      const std::string& column = columns[c];
+      if (auto set = spec.set.find(column); set != spec.set.end()) {
+        w.BindOpt(param, set->second);
+        continue;
+      }
+      auto ref = shape.references.find(column);
+      if (ref == shape.references.end() || sel.IsNull(static_cast<int>(c))) {
+        w.BindValue(param, sel.Value(static_cast<int>(c)));
+        continue;
+      }
+      auto map = maps.find(ref->second);
+      if (map == maps.end()) {
+        return Status::Internal("copy of " + shape.name + "." + column + ": no id map for " +
+                                ref->second);
+      }
+      const int64_t from = sel.Int(static_cast<int>(c));
+      auto to = map->second.find(from);
+      if (to == map->second.end()) {
+        return Status::Corruption(shape.name + "." + column + " = " + std::to_string(from) +
+                                  " points at no " + ref->second + " row");
+      }
+      w.Bind(param, to->second);
+    }
+    if (spec.update_id) w.Bind(id_param, *spec.update_id);
+    CTTE_RETURN_IF_ERROR(w.Run());
+    const auto changes = static_cast<uint64_t>(sqlite3_changes(out));
+    result.changed += changes;
+    if (!spec.update_id && changes > 0) result.last_id = sqlite3_last_insert_rowid(out);
+  }
+  return result;
+}
+
+}  // namespace ctte::db::internal
