@@ -67,7 +67,7 @@ std::string RenderCsv(const ReportModel& model) {
     row.push_back(OptionalInt(r.lost_instructions));
     row.push_back(Fixed(r.loss_fraction, 6));
     row.push_back(Fixed(r.sink_capacity, 4));
-    row.push_back(std::to_string(r.recovery_bytes.size()));
+    row.push_back(std::to_string(r.recovered_episodes));
     row.push_back(std::to_string(r.unrecovered_episodes));
     for (const VerdictTotals& t : model.verdict_totals) {
       std::string cell;

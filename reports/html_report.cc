@@ -92,7 +92,7 @@ std::string Plots(const ReportModel& m) {
   std::vector<StripColumn> bpi;
   std::map<std::string, size_t> column_of;
   std::vector<Point> loss;
-  std::vector<uint64_t> recovery;
+  std::vector<uint64_t> recovery;  // log2 buckets of recovery bytes, over every run
   for (const ReportRun& r : m.runs) {
     const std::string who = "run " + std::to_string(r.index) + " (id " + std::to_string(r.id) +
                             ", " + db::RunStatusName(r.status) + ")";
@@ -109,14 +109,16 @@ std::string Plots(const ReportModel& m) {
                       who + ": sink capacity " + Fixed(*r.sink_capacity, 3) +
                           " B/fabric cycle, loss " + Fixed(*r.loss_fraction * 100, 2) + "%"});
     }
-    recovery.insert(recovery.end(), r.recovery_bytes.begin(), r.recovery_bytes.end());
+    if (recovery.size() < r.recovery_bytes_log2.size()) recovery.resize(r.recovery_bytes_log2.size());
+    for (size_t k = 0; k < r.recovery_bytes_log2.size(); ++k) recovery[k] += r.recovery_bytes_log2[k];
   }
   h += StripPlot("plot-bpi", "Bits per instruction by workload (wire bits, 8 per byte)",
                  "bits per instruction", bpi) + "\n";
   h += ScatterPlot("plot-loss", "Loss fraction against sink capacity",
                    "sink capacity (bytes per fabric cycle)", "lost / traced instructions", loss) +
        "\n";
-  h += Histogram("plot-recovery", "Recovery distance (Error to anchor)", "bytes", recovery, 8) +
+  h += Log2Histogram("plot-recovery", "Recovery distance (Error to anchor), log2 buckets",
+                     "bytes (bucket lower bound)", recovery) +
        "\n";
   return h + "</div></section>\n";
 }

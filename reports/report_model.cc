@@ -63,6 +63,36 @@ std::optional<double> ReadyShare(const Json& config) {
   return std::nullopt;
 }
 
+// The episode counts and the recovery histogram: from "episode_summary" (every episode, the
+// bounded form of runner/outcome.h), else by counting an older row's full "episodes" list.
+void ReadEpisodes(const Json& m, ReportRun* out) {
+  if (m.contains("episode_summary") && m["episode_summary"].is_object()) {
+    const Json& e = m["episode_summary"];
+    out->recovered_episodes = Unsigned(e, "recovered").value_or(0);
+    out->unrecovered_episodes = Unsigned(e, "unrecovered").value_or(0);
+    if (e.contains("recovery_bytes_log2") && e["recovery_bytes_log2"].is_array()) {
+      for (const Json& c : e["recovery_bytes_log2"]) {
+        out->recovery_bytes_log2.push_back(c.is_number_unsigned() ? c.get<uint64_t>() : 0);
+      }
+    }
+    return;
+  }
+  if (!m.contains("episodes") || !m["episodes"].is_array()) return;
+  for (const Json& e : m["episodes"]) {
+    const bool recovered = e.is_object() && e.value("recovered", false);
+    auto bytes = Unsigned(e, "recovery_bytes");
+    if (!recovered || !bytes) {
+      ++out->unrecovered_episodes;
+      continue;
+    }
+    ++out->recovered_episodes;
+    size_t k = 0;
+    for (uint64_t v = *bytes; v != 0; v >>= 1) ++k;
+    if (out->recovery_bytes_log2.size() <= k) out->recovery_bytes_log2.resize(k + 1, 0);
+    ++out->recovery_bytes_log2[k];
+  }
+}
+
 Status FillRun(const db::Database& db, const db::RunRow& row, const ReportOptions& options,
                ReportRun* out) {
   const db::RunRecord& r = row.run;
@@ -116,14 +146,7 @@ Status FillRun(const db::Database& db, const db::RunRow& row, const ReportOption
       out->loss_fraction = static_cast<double>(*out->lost_instructions) /
                            static_cast<double>(*out->reference_instructions);
     }
-    if (m.contains("episodes") && m["episodes"].is_array()) {
-      for (const Json& e : m["episodes"]) {
-        const bool recovered = e.is_object() && e.value("recovered", false);
-        auto bytes = Unsigned(e, "recovery_bytes");
-        if (recovered && bytes) out->recovery_bytes.push_back(*bytes);
-        else ++out->unrecovered_episodes;
-      }
-    }
+    ReadEpisodes(m, out);
   }
   if (auto share = ReadyShare(*config); share && out->fabric_hz && out->sink_hz &&
                                         *out->fabric_hz > 0) {

@@ -56,8 +56,13 @@ struct ReportRun {
   /// Sink bytes offered per fabric cycle: sink_hz / fabric_hz times the mean ready share of the
   /// backpressure profile (1 for none, p/100 for uniform:p, 1/2 for bursty).
   std::optional<double> sink_capacity;
-  std::vector<uint64_t> recovery_bytes;  ///< per recovered loss episode: Error to anchor, bytes
+  /// Loss episodes of the run, recovered or not (every episode, from metrics_json
+  /// "episode_summary"; runs stored before it existed count their "episodes" list).
+  uint64_t recovered_episodes = 0;
   uint64_t unrecovered_episodes = 0;
+  /// Recovered episodes per log2 bucket of their recovery distance (Error to anchor, bytes):
+  /// [k] counts distances of bit length k (0; 1; 2-3; 4-7; ...).
+  std::vector<uint64_t> recovery_bytes_log2;
 
   std::vector<ReportVerdict> verdicts;
   std::string replay_command;

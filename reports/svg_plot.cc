@@ -191,38 +191,32 @@ std::string ScatterPlot(const std::string& id, const std::string& title,
   return s + "</svg>";
 }
 
-std::string Histogram(const std::string& id, const std::string& title, const std::string& x_label,
-                      const std::vector<uint64_t>& values, int bins) {
+std::string Log2Histogram(const std::string& id, const std::string& title,
+                          const std::string& x_label, const std::vector<uint64_t>& counts) {
   const double w = 620, h = 260;
   std::string s = Open(id, title, w, h);
-  if (values.empty() || bins < 1) return s + NoData(w, h);
-  const uint64_t vmax = *std::max_element(values.begin(), values.end());
-  const std::vector<double> xt = NiceTicks(static_cast<double>(std::max<uint64_t>(vmax, 1)), bins);
-  const double xmax = AxisMax(xt);
-  const size_t nbins = xt.size() > 1 ? xt.size() - 1 : 1;
-  std::vector<uint64_t> counts(nbins, 0);
-  for (uint64_t v : values) {
-    size_t b = static_cast<size_t>(static_cast<double>(v) / xmax * static_cast<double>(nbins));
-    ++counts[std::min(b, nbins - 1)];
-  }
-  const uint64_t cmax = *std::max_element(counts.begin(), counts.end());
+  size_t nbins = counts.size();
+  while (nbins > 0 && counts[nbins - 1] == 0) --nbins;
+  if (nbins == 0) return s + NoData(w, h);
+  const uint64_t cmax = *std::max_element(counts.begin(), counts.begin() + nbins);
   const std::vector<double> yt = NiceTicks(static_cast<double>(cmax), 4);
   const double plot_w = w - kLeft - kRight, plot_h = h - kTop - kBottom;
   s += YAxis(yt, w, h, "episodes");
   const double bw = plot_w / static_cast<double>(nbins);
   for (size_t b = 0; b < nbins; ++b) {
+    // Bucket b: values of bit length b, [2^(b-1), 2^b - 1]; bucket 0 is the value 0.
+    const uint64_t lo = b == 0 ? 0 : uint64_t{1} << (b - 1);
+    const uint64_t hi = b == 0 ? 0 : b >= 64 ? UINT64_MAX : (uint64_t{1} << b) - 1;
+    const std::string range = lo == hi ? std::to_string(lo)
+                                       : std::to_string(lo) + "-" + std::to_string(hi);
     const double bh = plot_h * static_cast<double>(counts[b]) / AxisMax(yt);
-    const double lo = xmax * static_cast<double>(b) / static_cast<double>(nbins);
-    const double hi = xmax * static_cast<double>(b + 1) / static_cast<double>(nbins);
-    s += "<rect class=\"bar hist\" x=\"" + Num(kLeft + bw * static_cast<double>(b) + 1) +
-         "\" y=\"" + Num(h - kBottom - bh) + "\" width=\"" + Num(bw - 2) + "\" height=\"" +
-         Num(bh) + "\"><title>" +
-         XmlEscape(Label(lo) + " to " + Label(hi) + ": " + std::to_string(counts[b])) +
-         "</title></rect>";
-  }
-  for (double t : xt) {
-    const double x = kLeft + plot_w * t / xmax;
-    s += Text(x, h - kBottom + 14, Label(t), "middle");
+    const double x = kLeft + bw * static_cast<double>(b);
+    s += "<rect class=\"bar hist\" x=\"" + Num(x + 1) + "\" y=\"" + Num(h - kBottom - bh) +
+         "\" width=\"" + Num(bw - 2) + "\" height=\"" + Num(bh) + "\"><title>" +
+         XmlEscape(range + ": " + std::to_string(counts[b])) + "</title></rect>";
+    if (nbins <= 16 || b % 2 == 0) {
+      s += Text(x + bw / 2, h - kBottom + 14, b == 0 ? "0" : std::to_string(lo), "middle");
+    }
   }
   s += Line(kLeft, h - kBottom, w - kRight, h - kBottom, "axis");
   s += Text(kLeft + plot_w / 2, h - 8, x_label, "middle", "axis-label");

@@ -39,9 +39,10 @@ std::string StripPlot(const std::string& id, const std::string& title, const std
 std::string ScatterPlot(const std::string& id, const std::string& title,
                         const std::string& x_label, const std::string& y_label,
                         const std::vector<Point>& points);
-/// Counts of `values` in `bins` equal-width bins from 0 to the maximum.
-std::string Histogram(const std::string& id, const std::string& title, const std::string& x_label,
-                      const std::vector<uint64_t>& values, int bins);
+/// A histogram already counted in log2 buckets: counts[k] values of bit length k (0; 1; 2-3;
+/// 4-7; ...), one bar per bucket up to the last non-empty one, labelled by its lower bound.
+std::string Log2Histogram(const std::string& id, const std::string& title,
+                          const std::string& x_label, const std::vector<uint64_t>& counts);
 
 /// Up to ~`count` round tick values covering [0, max] (1, 2 or 5 times a power of ten).
 std::vector<double> NiceTicks(double max, int count);

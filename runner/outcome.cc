@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "base/text.h"
@@ -42,7 +43,67 @@ std::string Evidence(const oracle::Verdict& v) {
   return e;
 }
 
-Json MetricsJson(const oracle::RunMetrics& m, const lab::Capture& c) {
+Json EpisodeJson(const oracle::LossEpisode& e) {
+  Json j{{"error_offset", e.error_offset},
+         {"recovered", e.recovered},
+         {"closed_window", e.closed_window},
+         {"anchor_offset", e.anchor_offset},
+         {"anchor_sync", e.anchor_sync},
+         {"recovery_messages", e.recovery_messages},
+         {"recovery_bytes", e.recovery_bytes},
+         {"ambiguous", e.ambiguous}};
+  if (!e.ambiguous) j["instructions_missing"] = e.instructions_missing;
+  return j;
+}
+
+// Bucket k of a log2 histogram: values of bit length k (0 -> 0, 1 -> 1, 2..3 -> 2, 4..7 -> 3).
+size_t Log2Bucket(uint64_t v) {
+  size_t k = 0;
+  while (v != 0) {
+    ++k;
+    v >>= 1;
+  }
+  return k;
+}
+
+void CountLog2(uint64_t v, std::vector<uint64_t>* hist) {
+  const size_t k = Log2Bucket(v);
+  if (hist->size() <= k) hist->resize(k + 1, 0);
+  ++(*hist)[k];
+}
+
+// Totals and histograms over every episode: what a report plots, whatever was kept of the list.
+Json EpisodeSummary(const std::vector<oracle::LossEpisode>& episodes) {
+  uint64_t recovered = 0, closed = 0, ambiguous = 0, bytes_total = 0, bytes_max = 0;
+  uint64_t messages_max = 0, missing = 0;
+  std::vector<uint64_t> bytes_log2, messages_log2;
+  for (const oracle::LossEpisode& e : episodes) {
+    closed += e.closed_window ? 1 : 0;
+    ambiguous += e.ambiguous ? 1 : 0;
+    if (!e.ambiguous) missing += e.instructions_missing;
+    if (!e.recovered) continue;
+    ++recovered;
+    bytes_total += e.recovery_bytes;
+    bytes_max = std::max(bytes_max, e.recovery_bytes);
+    messages_max = std::max(messages_max, e.recovery_messages);
+    CountLog2(e.recovery_bytes, &bytes_log2);
+    CountLog2(e.recovery_messages, &messages_log2);
+  }
+  return Json{{"recovered", recovered},
+              {"unrecovered", episodes.size() - recovered},
+              {"closed_window", closed},
+              {"ambiguous", ambiguous},
+              {"instructions_missing", missing},
+              {"recovery_bytes_total", bytes_total},
+              {"recovery_bytes_max", bytes_max},
+              {"recovery_messages_max", messages_max},
+              {"recovery_bytes_log2", bytes_log2},
+              {"recovery_messages_log2", messages_log2}};
+}
+
+// `bounded`: the stored form (docs/db-schema.md#bounded-metrics): the first kStoredEpisodes
+// episodes and the count left out; otherwise (--json of run and replay) every episode.
+Json MetricsJson(const oracle::RunMetrics& m, const lab::Capture& c, bool bounded) {
   Json j;
   j["reference_instructions"] = m.reference_instructions;
   j["decoded_instructions"] = m.decoded_instructions;
@@ -59,19 +120,12 @@ Json MetricsJson(const oracle::RunMetrics& m, const lab::Capture& c) {
   j["reference_bytes_identical"] = m.reference_bytes_identical;
   j["ready_stall_bound"] = m.ready_stall_bound;
   j["loss_episodes"] = m.episodes.size();
+  const size_t kept = bounded ? std::min(m.episodes.size(), kStoredEpisodes) : m.episodes.size();
   Json eps = Json::array();
-  for (const oracle::LossEpisode& e : m.episodes) {
-    eps.push_back(Json{{"error_offset", e.error_offset},
-                       {"recovered", e.recovered},
-                       {"closed_window", e.closed_window},
-                       {"anchor_offset", e.anchor_offset},
-                       {"anchor_sync", e.anchor_sync},
-                       {"recovery_messages", e.recovery_messages},
-                       {"recovery_bytes", e.recovery_bytes},
-                       {"ambiguous", e.ambiguous}});
-    if (!e.ambiguous) eps.back()["instructions_missing"] = e.instructions_missing;
-  }
+  for (size_t k = 0; k < kept; ++k) eps.push_back(EpisodeJson(m.episodes[k]));
   j["episodes"] = eps;
+  j["episodes_omitted"] = m.episodes.size() - kept;
+  j["episode_summary"] = EpisodeSummary(m.episodes);
   j["fabric_cycles"] = c.fabric_cycles;
   j["sink_cycles"] = c.sink_cycles;
   j["sim_time_ps"] = c.sim_time_ps;
@@ -120,7 +174,7 @@ Json OutcomeToJson(const RunOutcome& o) {
   j["stream"] = {{"sha256", o.stream_sha256}, {"size", o.stream_size}};
   if (!o.twin_stream_sha256.empty()) j["twin_stream_sha256"] = o.twin_stream_sha256;
   j["counters"] = o.capture ? CountersJson(*o.capture) : Json();
-  j["metrics"] = o.capture ? MetricsJson(o.metrics, *o.capture) : Json();
+  j["metrics"] = o.capture ? MetricsJson(o.metrics, *o.capture, /*bounded=*/false) : Json();
   j["wall_seconds"] = o.wall_seconds;
   return j;
 }
@@ -225,7 +279,7 @@ db::RunRecord RunOutcome::ToRunRecord() const {
   if (!stream_sha256.empty()) r.stream_size = stream_size;
   if (capture) {
     r.counters_json = CountersJson(*capture).dump();
-    r.metrics_json = MetricsJson(metrics, *capture).dump();
+    r.metrics_json = MetricsJson(metrics, *capture, /*bounded=*/true).dump();
   }
   return r;
 }
@@ -236,11 +290,49 @@ std::string RunOutcome::ToJson(int indent) const {
 
 db::RunRecord StoredRunRecord(const RunOutcome& out) {
   db::RunRecord rec = out.ToRunRecord();
-  Json j = out.capture ? MetricsJson(out.metrics, *out.capture) : Json::object();
+  Json j = out.capture ? MetricsJson(out.metrics, *out.capture, /*bounded=*/true)
+                        : Json::object();
   if (!out.status_reason.empty()) j["status_reason"] = out.status_reason;
   rec.metrics_json = j.empty() ? std::string() : j.dump();
   if (rec.image_name.empty()) rec.image_name = out.config.image;
   return rec;
+}
+
+Result<std::string> BoundMetricsJson(const std::string& full) {
+  Json in = Json::parse(full, nullptr, false);
+  if (!in.is_object()) return Status::InvalidArgument("metrics_json is not a JSON object");
+  if (!in.contains("episodes") || !in["episodes"].is_array() || in.contains("episode_summary")) {
+    return full;
+  }
+  std::vector<oracle::LossEpisode> episodes;
+  for (const Json& e : in["episodes"]) {
+    if (!e.is_object()) return Status::InvalidArgument("metrics_json episodes[]: not an object");
+    oracle::LossEpisode x;
+    x.error_offset = e.value("error_offset", uint64_t{0});
+    x.recovered = e.value("recovered", false);
+    x.closed_window = e.value("closed_window", false);
+    x.anchor_offset = e.value("anchor_offset", uint64_t{0});
+    x.anchor_sync = e.value("anchor_sync", uint8_t{0});
+    x.recovery_messages = e.value("recovery_messages", uint64_t{0});
+    x.recovery_bytes = e.value("recovery_bytes", uint64_t{0});
+    x.ambiguous = e.value("ambiguous", false);
+    x.instructions_missing = e.value("instructions_missing", uint64_t{0});
+    episodes.push_back(x);
+  }
+  Json out = Json::object();
+  for (auto it = in.begin(); it != in.end(); ++it) {
+    if (it.key() != "episodes") {
+      out[it.key()] = it.value();
+      continue;
+    }
+    Json eps = Json::array();
+    const size_t kept = std::min(episodes.size(), kStoredEpisodes);
+    for (size_t k = 0; k < kept; ++k) eps.push_back(EpisodeJson(episodes[k]));
+    out["episodes"] = eps;
+    out["episodes_omitted"] = episodes.size() - kept;
+    out["episode_summary"] = EpisodeSummary(episodes);
+  }
+  return out.dump();
 }
 
 std::string FormatOutcome(const RunOutcome& o) {

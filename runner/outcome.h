@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "db/records.h"
 #include "lab/board.h"
 #include "oracle/judges.h"
@@ -95,11 +96,23 @@ oracle::Verdict RtlAssertionVerdict(const std::string& message);
 /// The text-level status the database stores for a run status.
 db::RunStatus ToDbStatus(RunStatus status);
 
+/// How many loss episodes a stored run row keeps in metrics_json "episodes" (the first ones);
+/// "loss_episodes" counts them all, "episodes_omitted" the ones left out, "episode_summary"
+/// totals and log2 histograms over all of them (docs/db-schema.md#bounded-metrics). The full
+/// list is what a replay recomputes (`ctte-lab replay RUN --json`).
+inline constexpr size_t kStoredEpisodes = 16;
+
 /// The run row stored for an outcome: ToRunRecord() with the status reason added to
 /// metrics_json as "status_reason" (the run row has no column of its own for it), and the
 /// config's image name when the deploy never said. The caller sets campaign_id, board_id,
 /// started_at and replay_of.
 db::RunRecord StoredRunRecord(const RunOutcome& outcome);
+
+/// The stored (bounded) form of a metrics_json text that lists every episode (a row written
+/// before the bound, or `run --json`'s "metrics"): the text StoredRunRecord writes for the same
+/// run. A text already bounded, or without episodes, is returned as it is. bench/db_bytes uses
+/// it to measure the bound on an existing database.
+Result<std::string> BoundMetricsJson(const std::string& full_metrics_json);
 
 /// "decode_integrity pass: ..." lines, one per verdict, then the status line.
 std::string FormatOutcome(const RunOutcome& outcome);

@@ -252,7 +252,11 @@ TEST_F(ExecuteTest, ShallowImageUnderBackpressureAnnouncesLossAndStaysGreen) {
     EXPECT_EQ(v.outcome, Outcome::kPass) << v.ToString();
   }
   const auto metrics = nlohmann::json::parse(out.ToRunRecord().metrics_json);
-  EXPECT_EQ(metrics["episodes"].size(), out.metrics.episodes.size());
+  EXPECT_EQ(metrics["loss_episodes"], out.metrics.episodes.size());
+  EXPECT_EQ(metrics["episodes"].size(),
+            std::min(out.metrics.episodes.size(), runner::kStoredEpisodes));
+  EXPECT_EQ(metrics["episodes"].size() + metrics["episodes_omitted"].get<size_t>(),
+            out.metrics.episodes.size());
   EXPECT_EQ(metrics["episodes"][0]["recovery_messages"], 1);
   EXPECT_GT(metrics["episodes"][0]["recovery_bytes"].get<uint64_t>(), 0u);
 }

@@ -88,7 +88,9 @@ TEST_F(ReportModelTest, MetricsGiveLossFractionCapacityAndRecovery) {
   EXPECT_DOUBLE_EQ(*r.loss_fraction, 0.25);
   ASSERT_TRUE(r.sink_capacity.has_value());
   EXPECT_DOUBLE_EQ(*r.sink_capacity, 0.25);  // 50 MHz / 100 MHz, half the cycles ready
-  EXPECT_EQ(r.recovery_bytes, (std::vector<uint64_t>{12, 40}));
+  EXPECT_EQ(r.recovered_episodes, 2u);
+  // 12 has bit length 4 (8-15), 40 bit length 6 (32-63).
+  EXPECT_EQ(r.recovery_bytes_log2, (std::vector<uint64_t>{0, 0, 0, 0, 1, 0, 1}));
   EXPECT_EQ(r.unrecovered_episodes, 1u);
   EXPECT_EQ(m.runs[4].twin_of, 3u);
   EXPECT_EQ(m.runs[0].replay_command, "ctte-lab replay 1 --db out/ctte.db");

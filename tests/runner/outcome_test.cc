@@ -2,6 +2,7 @@
 #include "runner/outcome.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace ctte::runner {
 namespace {
@@ -106,6 +107,44 @@ TEST(OutcomeTest, TheStoredRowCarriesTheReasonInMetricsJson) {
   EXPECT_EQ(judged.metrics_json.find("status_reason"), std::string::npos);
   EXPECT_EQ(judged.metrics_json, out.ToRunRecord().metrics_json);
   EXPECT_NE(judged.counters_json.find("\"ring_wrapped\":false"), std::string::npos);
+}
+
+// The stored row keeps the first kStoredEpisodes episodes and totals over all of them, so its
+// size does not grow with the loss; --json (and so a replay) lists every episode.
+TEST(OutcomeTest, TheStoredRowKeepsABoundedEpisodeListAndTotalsOverAll) {
+  RunOutcome out;
+  out.capture = lab::Capture{};
+  const size_t n = 1000;
+  for (size_t k = 0; k < n; ++k) {
+    oracle::LossEpisode e;
+    e.error_offset = 100 * k;
+    e.recovered = k % 10 != 9;  // 900 recovered
+    e.recovery_bytes = k % 2 ? 11 : 40;  // bit lengths 4 and 6
+    e.recovery_messages = 1;
+    e.instructions_missing = 3;
+    out.metrics.episodes.push_back(e);
+  }
+  const std::string stored = StoredRunRecord(out).metrics_json;
+  const auto m = nlohmann::json::parse(stored);
+  EXPECT_EQ(m["loss_episodes"], n);
+  ASSERT_EQ(m["episodes"].size(), kStoredEpisodes);
+  EXPECT_EQ(m["episodes"][3]["error_offset"], 300);
+  EXPECT_EQ(m["episodes_omitted"], n - kStoredEpisodes);
+  const auto& e = m["episode_summary"];
+  EXPECT_EQ(e["recovered"], 900);
+  EXPECT_EQ(e["unrecovered"], 100);
+  EXPECT_EQ(e["instructions_missing"], 3 * n);
+  EXPECT_EQ(e["recovery_bytes_max"], 40);
+  // k % 10 == 9 is odd: the 100 unrecovered are 11-byte ones.
+  EXPECT_EQ(e["recovery_bytes_total"], 400 * 11 + 500 * 40);
+  EXPECT_EQ(e["recovery_bytes_log2"], nlohmann::json::parse("[0,0,0,0,400,0,500]"));
+  EXPECT_LT(stored.size(), 5000u) << "the stored metrics grew with the episode count";
+  // Ten times the episodes: the same stored size, give or take the digits of the counts.
+  for (size_t k = 0; k < 9 * n; ++k) out.metrics.episodes.push_back(out.metrics.episodes[k]);
+  EXPECT_LT(StoredRunRecord(out).metrics_json.size(), stored.size() + 40);
+  const auto full = nlohmann::json::parse(out.ToJson());
+  EXPECT_EQ(full["metrics"]["episodes"].size(), 10 * n);
+  EXPECT_EQ(full["metrics"]["episodes_omitted"], 0);
 }
 
 }  // namespace
