@@ -37,17 +37,19 @@ Status Collect(db::Database& db, const std::string& campaign, History* h) {
   if (!campaigns.ok()) return campaigns.status();
   h->campaigns = std::move(*campaigns);
   for (const db::CampaignSummary& c : h->campaigns) {
-    auto rows = db.RunsOfCampaign(c.id);
+    auto rows = db.ControlRunsOfCampaign(c.id);
     if (!rows.ok()) return rows.status();
     h->controls.push_back(reports::ControlRows(*rows));
   }
   auto outcomes = db.OutcomeCounts(campaign);
   if (!outcomes.ok()) return outcomes.status();
   h->outcomes = std::move(*outcomes);
+  auto rates = db.FailRatesByFactor(campaign);  // every axis in one pass, by factor and value
+  if (!rates.ok()) return rates.status();
   for (const std::string& axis : runner::AxisNames()) {
-    auto rates = db.FailRateByFactor(axis, campaign);
-    if (!rates.ok()) return rates.status();
-    h->factors.insert(h->factors.end(), rates->begin(), rates->end());
+    for (const db::FactorRate& f : *rates) {
+      if (f.factor == axis) h->factors.push_back(f);
+    }
   }
   auto red = db.RedRuns(campaign);
   if (!red.ok()) return red.status();

@@ -67,7 +67,7 @@ int RunShow(const ShowFlags& f) {
                                  : "";
   const std::string replay = runner::ReplayCommand(row->id, f.db_path);
   std::vector<reports::ControlRow> controls;
-  if (auto rows = (*db)->RunsOfCampaign(r.campaign_id); rows.ok()) {
+  if (auto rows = (*db)->ControlRunsOfCampaign(r.campaign_id); rows.ok()) {
     controls = reports::ControlRows(*rows);
   }
   const std::optional<reports::ControlRow> control = reports::ControlRowOf(*row);
