@@ -104,6 +104,16 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
     summary.campaign_id = *id;
   }
   summary.campaign_name = spec.name;
+  if (options.retry_infra) {
+    if (options.resume.empty()) {
+      return Status::InvalidArgument("--retry-infra needs --resume CAMPAIGN");
+    }
+    Result<std::vector<uint64_t>> requeued = db.RequeueInfraRuns(
+        summary.campaign_id,
+        [&](uint64_t i) { return InShard(options.shard, i) && !IsControlIndex(i); });
+    if (!requeued.ok()) return requeued.status();
+    summary.requeued_infra = requeued->size();
+  }
   auto rows = db.RunsOfCampaign(summary.campaign_id);
   if (!rows.ok()) return rows.status();
   std::set<uint64_t> done;

@@ -7,6 +7,8 @@
 //    moment therefore loses no committed run and leaves no half run.
 //  - Resume: the runs already finished in the campaign row are skipped; every other index is
 //    drawn and run exactly as the uninterrupted campaign would have (Draw is a pure function).
+//    With retry_infra the infra runs first go back to planned (their outcome kept as an earlier
+//    attempt), so they are run again in place.
 //  - A determinism twin (Draw sets twin_of) never starts while the run it repeats is in flight,
 //    and goes to another board when there is one (runner/scheduler.h). It is judged against
 //    that run's capture (PlaybackBoard), or, when there is none (a resume lost it, or the twin
@@ -51,6 +53,10 @@ struct SoakOptions {
   unsigned boards = 1;
   std::string db_path = "out/ctte.db";
   std::string resume;                      ///< campaign id or name; "" = a new campaign
+  /// With `resume`: the campaign's infra runs (this shard's draws, not controls) are requeued in
+  /// place first (Database::RequeueInfraRuns: the failed outcome kept in run_attempts) and run
+  /// again with the same index, seed and config.
+  bool retry_infra = false;
   std::optional<uint64_t> seed;            ///< overrides the spec's campaign seed
   bool store_all_streams = false;
   ShardSpec shard;                         ///< run only this shard's indices (runner/shard.h)
@@ -100,6 +106,7 @@ struct SoakSummary {
   int64_t campaign_id = 0;
   std::string campaign_name;
   uint64_t skipped_done = 0;      ///< runs already finished before this session (resume)
+  uint64_t requeued_infra = 0;    ///< infra runs requeued by retry_infra
   SoakCounts counts;              ///< this session
   SoakCounts campaign;            ///< the whole campaign row after this session
   std::vector<SoakCounts> boards; ///< this session, per board slot

@@ -206,8 +206,10 @@ class Worker : public SoakWorker {
         return false;
       }
     }
+    // The earlier attempts (board deaths, respawns) go to run_attempts in the same transaction.
     Result<int64_t> id = db_->RecordRun(rec, out.VerdictRecords(),
-                                        keep_bytes && !out.stream.empty() ? &out.stream : nullptr);
+                                        keep_bytes && !out.stream.empty() ? &out.stream : nullptr,
+                                        ToAttemptRecords(attempts));
     if (!id.ok()) {
       Fatal("database: run " + std::to_string(index) + ": " + id.status().ToString());
       s_->scheduler->Finish(index, slot_, std::nullopt);

@@ -9,6 +9,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -38,7 +39,22 @@ int ServeUnix(ctte::lab::Board& board, const std::string& path,
     return 2;
   }
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  ::unlink(path.c_str());
+  // Only an old socket is replaced: a regular file, symlink, FIFO, device or folder at PATH is
+  // refused and left alone (the base/output.h rule, docs/board-protocol.md).
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!S_ISSOCK(st.st_mode)) {
+      const char* what = S_ISREG(st.st_mode)   ? "a regular file"
+                         : S_ISLNK(st.st_mode) ? "a symbolic link"
+                         : S_ISDIR(st.st_mode) ? "a directory"
+                                               : "not a socket";
+      std::fprintf(stderr, "ctte-board: --unix %s: %s is there; refusing to replace it\n",
+                   path.c_str(), what);
+      ::close(ls);
+      return 2;
+    }
+    ::unlink(path.c_str());
+  }
   if (::bind(ls, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(ls, 1) != 0) {
     std::fprintf(stderr, "ctte-board: %s: %s\n", path.c_str(), std::strerror(errno));
     return 2;

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "base/files.h"
+#include "base/output.h"
 #include "db/database.h"
 #include "lab/net/inventory.h"
 #include "reports/csv_report.h"
@@ -48,6 +49,7 @@ struct SoakFlags {
   std::string db_path = "out/ctte.db";
   std::string report_dir = "out/reports";
   std::string resume;
+  bool retry_infra = false;
   std::string seed;
   std::string store_streams = "red";
   std::string shard;
@@ -129,7 +131,7 @@ class Progress {
 
 Result<std::vector<std::string>> WriteReports(const std::string& db_path, int64_t campaign_id,
                                               const std::string& dir) {
-  auto db = db::Database::Open(db_path);
+  auto db = db::Database::OpenReadOnly(db_path);
   if (!db.ok()) return db.status();
   reports::ReportOptions ro;
   ro.db_path = db_path;
@@ -145,7 +147,7 @@ Result<std::vector<std::string>> WriteReports(const std::string& db_path, int64_
       {base + ".junit.xml", reports::RenderJUnit(*model)},
       {base + ".csv", reports::RenderCsv(*model)}};
   for (const auto& [path, text] : files) {
-    CTTE_RETURN_IF_ERROR(WriteFileAtomic(path, text));
+    CTTE_RETURN_IF_ERROR(WriteOutputFile(path, text));  // base/output.h: only a file is replaced
     written.push_back(path);
   }
   return written;
@@ -186,6 +188,8 @@ int RunSoakCommand(const SoakFlags& f) {
   o.boards = f.boards;
   o.db_path = f.db_path;
   o.resume = f.resume;
+  if (f.retry_infra && f.resume.empty()) return Usage("--retry-infra needs --resume CAMPAIGN");
+  o.retry_infra = f.retry_infra;
   o.store_all_streams = f.store_streams == "all";
   o.execute.image_dir = f.image_dir;
   o.execute.workload_dir = f.workload_dir;
@@ -223,7 +227,7 @@ int RunSoakCommand(const SoakFlags& f) {
   }
   const runner::SoakCounts& c = s->campaign;
   std::vector<reports::ControlRow> controls;
-  if (auto db = db::Database::Open(f.db_path); db.ok()) {
+  if (auto db = db::Database::OpenReadOnly(f.db_path); db.ok()) {
     if (auto rows = (*db)->RunsOfCampaign(s->campaign_id); rows.ok()) {
       controls = reports::ControlRows(*rows);
     }
@@ -244,7 +248,8 @@ int RunSoakCommand(const SoakFlags& f) {
                      {"infra", s->counts.infra}, {"retried", s->counts.retried},
                      {"board_deaths", s->counts.deaths}, {"respawns", s->counts.respawns},
                      {"abandoned", s->abandoned},
-                     {"skipped_done", s->skipped_done}, {"deploys", s->deploys},
+                     {"skipped_done", s->skipped_done},
+                     {"requeued_infra", s->requeued_infra}, {"deploys", s->deploys},
                      {"elapsed_seconds", s->elapsed_seconds}}},
         {"campaign_runs", {{"runs", c.done}, {"green", c.green}, {"red", c.red},
                            {"invalid", c.invalid}, {"infra", c.infra}}},
@@ -269,6 +274,10 @@ int RunSoakCommand(const SoakFlags& f) {
                 Duration(s->elapsed_seconds).c_str(),
                 static_cast<unsigned long long>(s->skipped_done),
                 static_cast<unsigned long long>(s->deploys), o.boards);
+    if (f.retry_infra) {
+      std::printf("retry-infra: %llu infra runs run again in place\n",
+                  static_cast<unsigned long long>(s->requeued_infra));
+    }
     std::printf("campaign: %llu runs: %llu green, %llu red, %llu invalid, %llu infra\n",
                 static_cast<unsigned long long>(c.done), static_cast<unsigned long long>(c.green),
                 static_cast<unsigned long long>(c.red),
@@ -325,9 +334,13 @@ const Registrar kRegistrar{Command{
       sub.add_option("--report-dir", f->report_dir,
                      "write HTML, JUnit and CSV reports here (default out/reports; '' = none)");
       sub.add_option("--resume", f->resume, "continue this campaign (id or name)");
+      sub.add_flag("--retry-infra", f->retry_infra,
+                   "with --resume: run the campaign's infra runs again in place (same index, "
+                   "seed and config; the failed attempt stays in the run's history)");
       sub.add_option("--seed", f->seed,
                      "campaign seed, overriding the spec's (e.g. one per night: each seed is its "
-                     "own campaign in the database; give the same --seed to --resume it)");
+                     "own campaign in the database; give the same --seed to --resume it)")
+          ->check(SeedFlag());
       sub.add_option("--store-streams", f->store_streams,
                      "keep stream bytes for red and invalid runs (red, default) or all runs");
       sub.add_option("--shard", f->shard,
