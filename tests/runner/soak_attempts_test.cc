@@ -19,6 +19,7 @@
 
 #include "db/database.h"
 #include "runner/soak.h"
+#include "tests/runner/soak_test_support.h"
 #include "tests/lab/fault_injecting_board.h"
 
 namespace ctte::runner {
@@ -36,21 +37,8 @@ constexpr const char* kSpec = R"({
   "axes": {"workload": ["loop"]}
 })";
 
-struct Cmd {
-  int exit_code = -1;
-  std::string out;
-};
-
-Cmd RunLab(const std::string& args) {
-  Cmd r;
-  FILE* p = popen((std::string(CTTE_LAB_PATH) + " " + args + " 2>&1").c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  const int rc = pclose(p);
-  r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return r;
-}
+using soak_testing::Cmd;
+using soak_testing::RunLab;
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
@@ -64,12 +52,7 @@ SoakOptions Options(const std::string& name) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir + "/spec.json") << kSpec;
-  SoakOptions o;
-  o.spec_path = dir + "/spec.json";
-  o.db_path = dir + "/soak.db";
-  o.execute.image_dir = std::string(CTTE_BINARY_DIR) + "/images";
-  o.execute.workload_dir = std::string(CTTE_BINARY_DIR) + "/workloads";
-  o.board.board_path = std::string(CTTE_BINARY_DIR) + "/bin/ctte-board";
+  SoakOptions o = soak_testing::BuildSoakOptions(dir + "/spec.json", dir + "/soak.db");
   return o;
 }
 
