@@ -220,6 +220,15 @@ class Worker : public SoakWorker {
       if (out.status == RunStatus::kInfra && st.ok()) {
         Status again = Respawn();  // leave a fresh board behind
         if (!again.ok()) health_.Lost(again.ToString());
+        if (IsRetryable(out.cause) && health_.QuarantineDue() &&
+            s_->scheduler->OtherActive(slot_)) {
+          // The retry failed too and this board is now quarantined: another board takes it.
+          attempts.push_back(AttemptOf(out, board_id_, started, again.ok()));
+          (void)board_->TakeRecord();
+          health_.Handoff(index, std::move(attempts));
+          Quarantine();
+          return true;
+        }
       }
       ApplyVerdictOverride(s_->options->TEST_verdict_override, &out);
     }
@@ -240,8 +249,21 @@ class Worker : public SoakWorker {
         return false;
       }
     }
+    std::vector<db::AttemptRecord> earlier;  // run_attempts rows, in the run's transaction
+    for (const RunAttempt& a : attempts) {
+      db::AttemptRecord r;
+      if (a.board_id > 0) r.board_id = a.board_id;
+      r.status = a.status == RunStatus::kInvalid ? db::RunStatus::kInvalid : db::RunStatus::kInfra;
+      if (r.status == db::RunStatus::kInfra) r.infra_cause = InfraCauseName(a.cause);
+      r.reason = a.reason;
+      r.respawned = a.respawned;
+      r.started_at = a.started_at;
+      r.wall_ms = a.wall_ms;
+      earlier.push_back(std::move(r));
+    }
     Result<int64_t> id = db_->RecordRun(rec, out.VerdictRecords(),
-                                        keep_bytes && !out.stream.empty() ? &out.stream : nullptr);
+                                        keep_bytes && !out.stream.empty() ? &out.stream : nullptr,
+                                        earlier);
     if (!id.ok()) {
       Fatal("database: run " + std::to_string(index) + ": " + id.status().ToString());
       s_->scheduler->Finish(index, slot_, std::nullopt);

@@ -34,16 +34,16 @@ constexpr const char* kSpec = R"({
   "axes": {"mode": ["htm", "btm"], "workload": ["loop", "calls"]}
 })";
 
-struct Setup {
+struct HealthSetup {
   SoakOptions options;
   std::string dir;
 };
 
 // Two board children; board 1's runs fail as `fault` says (the wrapper outlives respawns, so
 // its call count runs across them).
-Setup TwoBoards(const std::string& name, std::vector<lab::Fault> faults_of_board1,
+HealthSetup TwoBoards(const std::string& name, std::vector<lab::Fault> faults_of_board1,
                 std::vector<lab::Fault> faults_of_board0 = {}) {
-  Setup s;
+  HealthSetup s;
   s.dir = ::testing::TempDir() + "ctte_health_" + name + std::to_string(getpid());
   fs::remove_all(s.dir);
   fs::create_directories(s.dir);
@@ -88,7 +88,7 @@ lab::Fault DieOnRun(uint64_t nth, uint64_t times) {
 TEST(SoakHealthTest, ABoardFailingKTimesIsQuarantinedItsRunMovesAndAHealthCheckReadmitsIt) {
   // Board b: its 2nd and 3rd run calls die (run and its retry: 2 in a row = quarantine), and the
   // first health check (call 4) too; the second health check (call 5) passes.
-  Setup s = TwoBoards("readmit", {DieOnRun(2, 3)});
+  HealthSetup s = TwoBoards("readmit", {DieOnRun(2, 3)});
   auto r = RunSoak(s.options, nullptr);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE(r->fatal.empty()) << r->fatal;
@@ -108,9 +108,9 @@ TEST(SoakHealthTest, ABoardFailingKTimesIsQuarantinedItsRunMovesAndAHealthCheckR
   ASSERT_TRUE(rows.ok());
   uint64_t with_attempts = 0;
   for (const db::RunRow& row : *rows) {
-    if (row.run.earlier_attempts > 0) {
+    if (row.earlier_attempts > 0) {
       ++with_attempts;
-      EXPECT_EQ(row.run.earlier_attempts, 2u);
+      EXPECT_EQ(row.earlier_attempts, 2u);
       EXPECT_EQ(row.run.status, db::RunStatus::kGreen);
     }
   }
@@ -131,7 +131,7 @@ TEST(SoakHealthTest, ABoardFailingKTimesIsQuarantinedItsRunMovesAndAHealthCheckR
 }
 
 TEST(SoakHealthTest, AHealthCheckThatKeepsFailingKeepsTheBoardQuarantinedAndItIsNamed) {
-  Setup s = TwoBoards("stays", {DieOnRun(1, 0)});  // every run of board b dies
+  HealthSetup s = TwoBoards("stays", {DieOnRun(1, 0)});  // every run of board b dies
   bool hook_called = false;
   s.options.health.before_quarantine = [&](const QuarantineRequest& q) {
     hook_called = q.board == "board-b" && q.consecutive == 2;
@@ -149,7 +149,7 @@ TEST(SoakHealthTest, AHealthCheckThatKeepsFailingKeepsTheBoardQuarantinedAndItIs
 
 TEST(SoakHealthTest, ASoakWhoseBoardsAreAllQuarantinedStopsWithEveryFinishedRunStored) {
   // Board a works for its first 2 runs, then every run dies; board b dies from the start.
-  Setup s = TwoBoards("all", {DieOnRun(1, 0)}, {DieOnRun(3, 0)});
+  HealthSetup s = TwoBoards("all", {DieOnRun(1, 0)}, {DieOnRun(3, 0)});
   auto r = RunSoak(s.options, nullptr);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_NE(r->fatal.find("every board is quarantined: "), std::string::npos) << r->fatal;
