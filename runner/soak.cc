@@ -170,6 +170,24 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   }
   shared.scheduler = &scheduler;
   shared.boards.resize(workers);
+  shared.health.resize(workers);
+  for (unsigned b = 0; b < workers; ++b) {
+    shared.health[b].board =
+        b < options.board_names.size() ? options.board_names[b] : "board " + std::to_string(b);
+  }
+  if (options.open_log) {
+    Result<LogFn> log = options.open_log(spec.name, summary.campaign_id);
+    if (log.ok()) {
+      shared.log = *log;
+    } else {
+      summary.log_error = log.status().ToString();
+    }
+  }
+  soak_internal::Log(shared, LogLevel::kInfo,
+                     "soak " + spec.name + " (campaign id " + std::to_string(summary.campaign_id) +
+                         ") on " + std::to_string(workers) + " board(s); quarantine after " +
+                         std::to_string(options.health.quarantine_after) +
+                         " infra failures in a row");
   if (!spec.runs || shared.total > 0) {
     std::vector<std::unique_ptr<SoakWorker>> ws;
     std::vector<std::thread> threads;
@@ -208,6 +226,10 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   summary.abandoned = shared.abandoned;
   summary.fatal = shared.fatal;
   summary.deploys = shared.deploys;
+  summary.health = shared.health;
+  soak_internal::Log(shared, summary.fatal.empty() ? LogLevel::kInfo : LogLevel::kError,
+                     "soak ended: " + std::to_string(shared.counts.done) + " runs this session" +
+                         (summary.fatal.empty() ? "" : "; stopped early: " + summary.fatal));
   summary.elapsed_seconds =
       std::chrono::duration<double>(SteadyClock::now() - shared.start).count();
   auto after = db.RunsOfCampaign(summary.campaign_id);

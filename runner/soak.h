@@ -37,9 +37,11 @@
 #include <string>
 #include <vector>
 
+#include "base/log.h"
 #include "base/status.h"
 #include "db/records.h"
 #include "lab/remote_board.h"
+#include "runner/board_health.h"
 #include "runner/controls.h"
 #include "runner/execute.h"
 #include "runner/shard.h"
@@ -68,6 +70,14 @@ struct SoakOptions {
   /// child (`soak --lab`: a lab inventory entry, lab/net/inventory.h); a respawn reopens it.
   /// TEST_wrap_board does not apply to such boards.
   std::function<Result<std::unique_ptr<lab::Board>>(unsigned slot)> open_board;
+  /// Board names by slot, for messages and the health report (default "board N").
+  std::vector<std::string> board_names;
+  /// Quarantine and health checks (runner/board_health.h).
+  HealthOptions health;
+  /// Opens the soak's log once the campaign is known (name, id); nullptr or an empty LogFn =
+  /// no log. Lines: boards opened, deploys (and skipped ones), each run, infra failures,
+  /// respawns, quarantines, health checks.
+  std::function<Result<LogFn>(const std::string& campaign, int64_t id)> open_log;
 
   // Extra fields (for testing): wraps each board child (e.g. to inject failures); the wrapper
   // must forward to `inner`, which stays valid across respawns.
@@ -116,6 +126,16 @@ struct SoakSummary {
   bool interrupted = false;       ///< a stop request ended it (see the contract)
   uint64_t abandoned = 0;         ///< running runs abandoned by a second stop request
   std::vector<ControlResult> controls;  ///< every round run or stored, round then spec order
+  std::vector<BoardHealthReport> health;  ///< per board slot
+  std::string log_error;          ///< the log could not be opened ("" = it was, or none asked)
+  /// The boards quarantined at the end, "NAME (reason)" each.
+  std::vector<std::string> quarantined() const {
+    std::vector<std::string> q;
+    for (const BoardHealthReport& h : health) {
+      if (h.quarantined) q.push_back(h.board + " (" + h.reason + ")");
+    }
+    return q;
+  }
   /// A control failed: the campaign proves nothing, whatever its draws show.
   bool unsound() const {
     for (const ControlResult& c : controls) {

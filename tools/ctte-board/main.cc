@@ -113,14 +113,18 @@ int main(int argc, char** argv) {
   app.add_flag("--test-ops", server.test_ops, "accept TEST_* requests (supervision tests)");
   std::string listen;
   ctte::lab::net::AgentOptions agent;
-  int handshake_s = 10, idle_s = 900;
+  int handshake_s = 10, idle_s = 30;
   std::string log_level = "info";
   app.add_option("--listen", listen, "serve as a TLS board agent on tcp:HOST:PORT");
   app.add_option("--cert", agent.tls.cert, "agent certificate (PEM, from ctte-lab lab issue)");
   app.add_option("--key", agent.tls.key, "agent private key (PEM)");
   app.add_option("--ca", agent.tls.ca, "lab CA certificate (PEM); clients must chain to it");
   app.add_option("--handshake-timeout", handshake_s, "seconds a peer has for the TLS handshake");
-  app.add_option("--idle-timeout", idle_s, "seconds without traffic before a session is dropped");
+  app.add_option("--lease-timeout", idle_s,
+                 "seconds without a request or heartbeat from the client before its lease expires "
+                 "(default 30)");
+  app.add_option("--cache-dir", agent.cache_dir,
+                 "payload cache folder (images, workloads by SHA-256; default: a temporary one)");
   app.add_option("--log-level", log_level, "agent log level: debug, info, warn (default info)")
       ->check(CLI::IsMember({"debug", "info", "warn"}));
   try {
@@ -145,11 +149,11 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (handshake_s <= 0 || idle_s <= 0) {
-      std::fprintf(stderr, "ctte-board: --handshake-timeout and --idle-timeout must be > 0\n");
+      std::fprintf(stderr, "ctte-board: --handshake-timeout and --lease-timeout must be > 0\n");
       return 2;
     }
     agent.handshake_timeout_ms = handshake_s * 1000;
-    agent.idle_timeout_ms = idle_s * 1000;
+    agent.lease_timeout_ms = idle_s * 1000;
     agent.server = server;
     // The agent's log (spdlog on stderr): peers by certificate name and address.
     auto logger = spdlog::stderr_logger_mt("ctte-board");
