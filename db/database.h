@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,6 +91,14 @@ class Database {
   /// Many runs as RecordRun writes them, in one transaction (bulk imports, the synthetic
   /// history of bench/history_db): all are written or none. Returns each one's runs.id.
   Result<std::vector<int64_t>> RecordRuns(const std::vector<RunWrite>& runs);
+
+  /// soak --retry-infra: every original infra run of `campaign_id` whose index `include`
+  /// accepts (all when empty) goes back to "planned" in place: its failed outcome is appended to
+  /// its run_attempts (cause "other" when the row has none), its verdicts and stream bytes are
+  /// dropped, its outcome columns cleared. RecordRun then completes the same row, and its
+  /// earlier attempts are numbered after the ones kept. One transaction. Returns the indices.
+  Result<std::vector<uint64_t>> RequeueInfraRuns(
+      int64_t campaign_id, const std::function<bool(uint64_t index)>& include = nullptr);
 
   // ---- Queries (read only) ----------------------------------------------------------------
   // A run is *judged* (its verdicts count in totals) when it is an original run (replay_of IS

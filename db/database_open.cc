@@ -75,6 +75,14 @@ Status CheckPath(const std::string& path, bool creating) {
     if (S_ISDIR(st.st_mode)) {
       return Status::InvalidArgument(path + " is a directory, not a database file");
     }
+    if (!S_ISREG(st.st_mode)) {  // /dev/zero, a FIFO, a socket: SQLite would fail obscurely
+      const char* what = S_ISCHR(st.st_mode)    ? "a character device"
+                         : S_ISBLK(st.st_mode)  ? "a block device"
+                         : S_ISFIFO(st.st_mode) ? "a FIFO"
+                         : S_ISSOCK(st.st_mode) ? "a socket"
+                                                : "not a regular file";
+      return Status::InvalidArgument(path + " is " + what + ", not a database file");
+    }
     return Status::Ok();
   }
   const int err = errno;
