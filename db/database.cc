@@ -22,6 +22,7 @@
 
 #include "base/sha256.h"
 #include "base/text.h"
+#include "db/pins.h"
 #include "db/schema.h"
 #include "db/statement.h"
 
@@ -651,6 +652,9 @@ Result<int64_t> Database::RecordRun(const RunRecord& run,
                                                   st.message())
                         : st);
     }
+  }
+  if (Has(ContentPinsSchemaVersion())) {
+    CTTE_RETURN_IF_ERROR(internal::WritePins(db_, run_id, run.pins));  // db/pins.cc
   }
   CTTE_RETURN_IF_ERROR(tx.Commit());
   return run_id;
