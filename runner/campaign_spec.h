@@ -53,7 +53,7 @@ struct ControlSpec {
 struct UserWorkload {
   std::string name;    ///< the axis value (1-64 of a-z 0-9 - _; not a built-in name)
   std::string elf;     ///< the path as the spec gives it (relative to the spec's folder)
-  std::string path;    ///< the file read: spec folder / elf (absolute when the folder is)
+  std::string path;    ///< the file read: spec folder / elf, made absolute
   std::string sha256;  ///< SHA-256 of the file when the spec was read
   bool operator==(const UserWorkload&) const = default;
 };

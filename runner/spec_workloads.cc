@@ -4,6 +4,7 @@
 // SHA-256 pins the campaign (PinnedSpecText) and every run of it (runs' content pins).
 #include <algorithm>
 #include <filesystem>
+#include <system_error>
 
 #include "base/sha256.h"
 #include "oracle/program_image.h"
@@ -93,7 +94,9 @@ void ParseWorkloads(Checker& c, const json& v, const std::string& spec_dir, Camp
     }
     std::filesystem::path file(w.elf);
     if (file.is_relative()) file = std::filesystem::path(spec_dir.empty() ? "." : spec_dir) / file;
-    w.path = file.lexically_normal().string();
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(file, ec);
+    w.path = (ec ? file : abs).lexically_normal().string();  // pinned runs name it from anywhere
     Result<oracle::ProgramImage> image = oracle::ProgramImage::Load(w.path);
     if (!image.ok()) {
       c.Error(path, image.status().message());
