@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,14 @@ class Database {
   Result<std::vector<BoardInfraCounts>> InfraByBoard(const std::string& campaign_name = "") const;
   /// The same for one campaign row (the report model).
   Result<std::vector<BoardInfraCounts>> InfraByBoardOfCampaign(int64_t campaign_id) const;
+
+  // ---- Content pins and artifacts (db/pins.cc) --------------------------------------------
+  /// The content pins of a run; nullopt when none were stored (a run recorded before the
+  /// content-pins migration, or one that never got its ELF).
+  Result<std::optional<RunPins>> PinsOfRun(int64_t run_id) const;
+  /// Every SHA-256 a run refers to: runs.image_sha256 and run_pins.workload_sha256 (what
+  /// `db gc` keeps in the artifact store).
+  Result<std::vector<std::string>> ReferencedDigests() const;
 
   // Extra methods (for testing)
   /// Open() that migrates only up to schema `version` (to make files as an older build did).

@@ -20,6 +20,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include "base/sha256.h"
+#include "base/text.h"
+#include "db/pins.h"
 #include "db/schema.h"
 #include "db/statement.h"
 

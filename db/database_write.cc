@@ -6,6 +6,7 @@
 #include "base/sha256.h"
 #include "base/text.h"
 #include "db/database.h"
+#include "db/pins.h"
 #include "db/run_columns.h"
 #include "db/statement.h"
 
@@ -278,6 +279,9 @@ Result<int64_t> Database::WriteRun(const RunRecord& run,
                                                   st.message())
                         : st);
     }
+  }
+  if (Has(ContentPinsSchemaVersion())) {
+    CTTE_RETURN_IF_ERROR(internal::WritePins(db_, run_id, run.pins));  // db/pins.cc
   }
   return run_id;
 }

@@ -74,6 +74,19 @@ struct ClockReading {
   bool operator==(const ClockReading&) const = default;
 };
 
+/// What a run ran, by content (run_pins, the content-pins migration; docs/db-schema.md): the
+/// exact ELF (its name on the workload axis, the file read, its SHA-256), the program
+/// generator's version for workload "random", and the tool version that planned and judged it.
+struct RunPins {
+  std::string workload;            ///< the workload axis value
+  std::string workload_path;       ///< the ELF file the run loaded
+  std::string workload_sha256;     ///< SHA-256 of that file
+  std::string generator_version;   ///< oracle::kProgramGenVersion for "random"; else empty
+  std::string tool_version;        ///< ctte::ToolVersion() of the tool that ran it
+  bool empty() const { return workload_sha256.empty() && tool_version.empty(); }
+  bool operator==(const RunPins&) const = default;
+};
+
 /// A run as written. Empty strings and empty optionals are stored as NULL.
 struct RunRecord {
   int64_t campaign_id = 0;
@@ -95,6 +108,8 @@ struct RunRecord {
   std::optional<int64_t> replay_of;  ///< runs.id of the run this one replays
   /// InfraCauseName() of why the run is infra (schema 2); empty = NULL. Only for infra runs.
   std::string infra_cause;
+  /// Content pins (run_pins); none stored when empty() (e.g. a run that failed to prepare).
+  RunPins pins;
 };
 
 /// An earlier attempt of a run: one the lab gave up on and tried again (run_attempts, schema 2).

@@ -1,5 +1,7 @@
 #include "db/schema.h"
 
+#include <cstddef>
+
 namespace ctte::db {
 
 const std::vector<const char*>& Migrations() {
@@ -107,8 +109,18 @@ CREATE TABLE run_attempts (
 CREATE INDEX runs_campaign ON runs(campaign_id, idx);
 CREATE INDEX runs_replay_of ON runs(replay_of) WHERE replay_of IS NOT NULL;
 )sql",
+      // content pins: what each run ran, by SHA-256 (db/pins.cc).
+      ContentPinsMigration(),
   };
   return migrations;
+}
+
+int ContentPinsSchemaVersion() {
+  const std::vector<const char*>& m = Migrations();
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m[i] == ContentPinsMigration()) return static_cast<int>(i + 1);
+  }
+  return static_cast<int>(m.size()) + 1;  // not listed: never present
 }
 
 }  // namespace ctte::db

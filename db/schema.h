@@ -8,4 +8,9 @@ namespace ctte::db {
 
 const std::vector<const char*>& Migrations();
 
+/// The content-pins migration (db/pins.cc): the run_pins table.
+const char* ContentPinsMigration();
+/// The schema version at which run_pins exists (its 1-based place in Migrations()).
+int ContentPinsSchemaVersion();
+
 }  // namespace ctte::db

@@ -154,12 +154,21 @@ struct Capture {
   uint64_t retired = 0;           ///< instructions retired by the core
   std::string core_stop;          ///< "exited", "max_instructions", "fatal: ..."
   int exit_code = 0;              ///< workload exit code when core_stop == "exited"
+  /// What the workload printed (UART, HTIF), as text: bytes other than printable ASCII, tab
+  /// and newline are written "\xNN"; at most kMaxConsoleBytes of it (ConsoleText).
+  std::string console;
   uint64_t fabric_hz = 0, sink_hz = 0;  ///< clocks during the run
   /// Longest run of consecutive sink cycles with ready=1, trTeEmpty=0 and no byte offered
   /// (the output stalled while the sink was ready; liveness). Valid when ready_stall_measured.
   uint64_t max_ready_stall_sink_cycles = 0;
   bool ready_stall_measured = false;
 };
+
+/// How much of a workload's console a capture keeps.
+inline constexpr size_t kMaxConsoleBytes = 4096;
+/// The console text of a capture: `raw` escaped as Capture::console says, cut after
+/// kMaxConsoleBytes raw bytes with "...[N more bytes]".
+std::string ConsoleText(const std::string& raw);
 
 class Board {
  public:

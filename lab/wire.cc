@@ -255,6 +255,7 @@ Json ToJson(const Capture& v) {
               {"retired", v.retired},
               {"core_stop", v.core_stop},
               {"exit_code", v.exit_code},
+              {"console", v.console},
               {"fabric_hz", v.fabric_hz},
               {"sink_hz", v.sink_hz}};
   if (v.ready_stall_measured) j["max_ready_stall_sink_cycles"] = v.max_ready_stall_sink_cycles;
@@ -290,6 +291,7 @@ Status FromJson(const Json& j, const std::string& path, Capture* out) {
   if (const Json* e = Field(j, "exit_code"); e != nullptr && e->is_number_integer()) {
     out->exit_code = e->get<int>();
   }
+  CTTE_RETURN_IF_ERROR(GetStr(j, path, "console", &out->console, false));
   CTTE_RETURN_IF_ERROR(GetU64(j, path, "fabric_hz", &out->fabric_hz, false));
   CTTE_RETURN_IF_ERROR(GetU64(j, path, "sink_hz", &out->sink_hz, false));
   if (Field(j, "max_ready_stall_sink_cycles") != nullptr) {

@@ -50,6 +50,7 @@ Iss::Impl::Impl(const ProgramImage& image, IssOptions opts) : opts_(std::move(op
   }
   pc_ = image.entry();
   console_.reserve(4096);
+  HtifInit(image);
   irq_at_ = opts_.interrupt_at;
   std::sort(irq_at_.begin(), irq_at_.end());
   every_ = opts_.interrupt_every;

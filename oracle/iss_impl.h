@@ -60,6 +60,11 @@ struct Iss::Impl {
   bool Store(uint64_t addr, T value);
   bool MmioLoad(uint64_t addr, uint64_t* value);
   bool MmioStore(uint64_t addr, uint64_t value);
+  /// Finds tohost/fromhost among the image's symbols (oracle/iss_htif.cc).
+  void HtifInit(const ProgramImage& image);
+  /// A RAM store near tohost (the inline filter): when it wrote tohost's upper word and tohost
+  /// is not zero, serve the request (oracle/iss_htif.cc).
+  void HtifStore(uint64_t addr, size_t size);
   void EnterTrap(uint64_t cause, uint64_t tval, uint64_t epc);
   void AdvanceSchedule();
   bool Fetch(uint64_t pc, uint32_t* raw, uint32_t* w, uint8_t* size);
@@ -90,6 +95,10 @@ struct Iss::Impl {
   int exit_code_ = 0;
   std::string console_, fatal_;
   uint64_t last_fetch_fault_pc_ = iss_internal::kNever;
+
+  // HTIF (oracle/iss_htif.cc): tohost and fromhost by ELF symbol. The inline filter passes
+  // stores whose end lies in [htif_hi_, htif_hi_ + htif_span_); htif_span_ 0 = no HTIF.
+  uint64_t tohost_ = 0, fromhost_ = 0, htif_hi_ = 0, htif_span_ = 0;
 };
 
 template <typename T>
@@ -114,6 +123,8 @@ inline bool Iss::Impl::Store(uint64_t addr, T value) {
   const uint64_t off = addr - iss_internal::kRamBase;
   if (off <= iss_internal::kRamSize - sizeof(T)) {
     std::memcpy(ram_.get() + off, &value, sizeof(T));
+    // HTIF: a store reaching tohost's upper word posts the request (as QEMU's spike does).
+    if (addr + sizeof(T) - htif_hi_ < htif_span_) HtifStore(addr, sizeof(T));
     return true;
   }
   if (!MmioStore(addr, static_cast<uint64_t>(value))) {

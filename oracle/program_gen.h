@@ -15,6 +15,11 @@
 
 namespace ctte::oracle {
 
+/// The generator's version, stored with every run of workload "random" (content pins). Bump it
+/// whenever the bytes GenerateProgram makes for a seed change; replay also regenerates the
+/// program and checks its digest, so a change that was not bumped is still caught.
+inline constexpr const char* kProgramGenVersion = "progen-1";
+
 struct ProgramGenOptions {
   uint32_t size = 600;               ///< approximate static instruction count (blocks)
   uint32_t loop_depth = 2;           ///< maximum loop nesting (0..3)

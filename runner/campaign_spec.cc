@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <set>
@@ -149,7 +150,7 @@ void ParseAxes(Checker& c, const json& v, CampaignSpec* spec) {
     Axis axis{def.name, {}};
     if (v.contains(def.name)) {
       axis.values = ParseWeightedList(c, std::string("$.axes.") + def.name, v[def.name],
-                                      def.check);
+                                      internal::AxisCheckerOf(def, *spec));
     }
     spec->axes.push_back(std::move(axis));
   }
@@ -206,7 +207,7 @@ std::optional<uint64_t> ParseDuration(std::string_view text) {
   return total;
 }
 
-SpecCheck ParseCampaignSpec(std::string_view json_text) {
+SpecCheck ParseCampaignSpec(std::string_view json_text, const std::string& spec_dir) {
   SpecCheck out;
   Checker c(&out.errors);
   // One strict reader (base/json.h): duplicate keys, a BOM, out-of-range numbers, oversized or
@@ -228,7 +229,7 @@ SpecCheck ParseCampaignSpec(std::string_view json_text) {
   CampaignSpec& spec = out.spec;
   c.UnknownKeys("$", doc,
                 {"name", "description", "seed", "runs", "budget", "images", "clocks",
-                 "horizon_retirements", "determinism_pairs", "axes", "controls"});
+                 "horizon_retirements", "determinism_pairs", "axes", "controls", "workloads"});
 
   if (!doc.contains("name")) {
     c.Error("$.name", "missing required field");
@@ -301,6 +302,7 @@ SpecCheck ParseCampaignSpec(std::string_view json_text) {
           static_cast<uint32_t>(f.get<double>() * 1'000'000.0 + 0.5);
     }
   }
+  if (doc.contains("workloads")) internal::ParseWorkloads(c, doc["workloads"], spec_dir, &spec);
   if (doc.contains("axes")) {
     ParseAxes(c, doc["axes"], &spec);
   } else {
@@ -332,7 +334,7 @@ std::string FormatSpecErrors(const std::string& path, const std::vector<SpecErro
 Result<SpecCheck> LoadCampaignSpec(const std::string& path) {
   auto text = ReadFileText(path);
   if (!text.ok()) return text.status();
-  return ParseCampaignSpec(*text);
+  return ParseCampaignSpec(*text, std::filesystem::path(path).parent_path().string());
 }
 
 }  // namespace ctte::runner

@@ -49,6 +49,18 @@ struct ControlSpec {
   bool operator==(const ControlSpec&) const = default;
 };
 
+/// A lab's own program ($.workloads): a value of the workload axis beside the built-ins.
+struct UserWorkload {
+  std::string name;    ///< the axis value (1-64 of a-z 0-9 - _; not a built-in name)
+  std::string elf;     ///< the path as the spec gives it (relative to the spec's folder)
+  std::string path;    ///< the file read: spec folder / elf, made absolute
+  std::string sha256;  ///< SHA-256 of the file when the spec was read
+  bool operator==(const UserWorkload&) const = default;
+};
+
+/// The built-in workload names (campaigns/workloads/*.c, and "random").
+const std::vector<std::string>& BuiltinWorkloads();
+
 struct CampaignSpec {
   std::string name;
   std::string description;
@@ -62,6 +74,10 @@ struct CampaignSpec {
   uint32_t determinism_pairs_ppm = 0;      ///< fraction of pairs, in parts per million
   std::vector<Axis> axes;                  ///< every axis of AxisNames(), in that order
   std::vector<ControlSpec> controls;       ///< run before the draws (runner/controls.h)
+  std::vector<UserWorkload> workloads;     ///< $.workloads, in the order given
+
+  /// The user workload named `name`, or nullptr (a built-in or unknown name).
+  const UserWorkload* user_workload(std::string_view workload) const;
 
   const Axis& axis(std::string_view name) const;
 };
@@ -79,20 +95,28 @@ struct SpecCheck {
   bool ok() const { return errors.empty(); }
 };
 
-SpecCheck ParseCampaignSpec(std::string_view json_text);
+/// Parses a spec. The ELF files of $.workloads are read relative to `spec_dir` (each is checked:
+/// present, an ELF, RV64 RISC-V, segments inside the platform's RAM) and their digests taken.
+SpecCheck ParseCampaignSpec(std::string_view json_text, const std::string& spec_dir = ".");
 
 /// How many errors FormatSpecErrors prints before "... and N more error(s)".
 inline constexpr size_t kMaxPrintedSpecErrors = 50;
 /// "PATH: $.x: reason" lines (each ending in a newline) for the first kMaxPrintedSpecErrors
 /// errors, then "PATH: ... and N more error(s)" when there are more.
 std::string FormatSpecErrors(const std::string& path, const std::vector<SpecError>& errors);
-/// Reads and parses a file; a file that cannot be read is a Status (NotFound / IOError).
+/// Reads and parses a file (workload ELFs relative to its folder); a file that cannot be read is
+/// a Status (NotFound / IOError).
 Result<SpecCheck> LoadCampaignSpec(const std::string& path);
 
 /// The longest budget a spec ($.budget) or `soak --budget` may give: 30 days.
 inline constexpr uint64_t kMaxBudgetSeconds = 30ull * 24 * 3600;
 /// The largest run count a spec ($.runs) or `soak --runs` may give.
 inline constexpr uint64_t kMaxRuns = 1'000'000'000;
+
+/// The spec text a campaign row stores when the spec has user workloads: each $.workloads entry
+/// becomes {"elf": ..., "sha256": ...} with the digest read, so a campaign whose ELF changed is
+/// another campaign (another spec_sha256). Without user workloads the text is returned as is.
+std::string PinnedSpecText(const std::string& text, const CampaignSpec& spec);
 
 /// "2h", "30m", "90s", "1h30m" -> seconds; nullopt if malformed or zero.
 std::optional<uint64_t> ParseDuration(std::string_view text);

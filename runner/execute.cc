@@ -37,6 +37,10 @@ RunOutcome ExecuteRun(const PreparedRun& run, lab::Board& board, lab::Board* twi
   RunOutcome out;
   out.config = run.config;
   out.image_name = run.manifest.name;
+  out.pins.workload = run.config.workload;
+  out.pins.workload_path = run.workload_path;
+  out.pins.workload_sha256 = run.workload_sha256;
+  out.pins.generator_version = run.generator_version;
   const auto finish = [&]() -> RunOutcome {
     out.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

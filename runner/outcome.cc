@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "base/text.h"
+#include "base/version.h"
 #include "lab/wire.h"
 #include "runner/outcome_json.h"
 
@@ -132,6 +133,8 @@ Json MetricsJson(const oracle::RunMetrics& m, const lab::Capture& c, bool bounde
   j["beats"] = c.beats;
   j["retired"] = c.retired;
   j["core_stop"] = c.core_stop;
+  if (c.core_stop == "exited") j["exit_code"] = c.exit_code;
+  if (!c.console.empty()) j["console"] = c.console;
   j["board_wall_seconds"] = c.wall_seconds;
   return j;
 }
@@ -289,6 +292,8 @@ db::RunRecord RunOutcome::ToRunRecord() const {
   if (status == RunStatus::kInfra) r.infra_cause = db::InfraCauseName(ToDbInfraCause(cause));
   r.image_name = image_name;
   r.image_sha256 = image_sha256;
+  r.pins = pins;
+  if (!r.pins.workload_sha256.empty()) r.pins.tool_version = ToolVersion();
   r.fabric = fabric;
   r.sink = sink;
   r.wall_ms = static_cast<int64_t>(wall_seconds * 1000.0);

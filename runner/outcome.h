@@ -38,6 +38,9 @@ struct RunOutcome {
   std::string image_name;
   std::string image_sha256;        ///< as computed at the target by the deploy
   std::string build_id;            ///< read back from the design, "0x..."
+  /// What the run ran, by content (the ELF and its digest, the generator version); the tool
+  /// version is added by ToRunRecord. Empty when the run could not be prepared.
+  db::RunPins pins;
   std::string board_kind, board_serial;
   db::ClockReading fabric, sink;
   std::vector<oracle::Verdict> verdicts;  ///< the eight (or rtl_assertion), in code order

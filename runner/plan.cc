@@ -7,6 +7,7 @@
 
 #include "base/files.h"
 #include "base/random.h"
+#include "base/sha256.h"
 #include "base/text.h"
 #include "oracle/iss.h"
 #include "oracle/program_gen.h"
@@ -36,9 +37,13 @@ bool FileExists(const std::string& path) {
 
 Result<std::string> ResolveWorkload(const RunConfig& c, const PlanOptions& o) {
   if (!o.workload_path.empty()) return o.workload_path;
+  if (auto it = o.user_workloads.find(c.workload); it != o.user_workloads.end()) {
+    return it->second;
+  }
   if (c.workload == "random") {
     const std::string dir = o.scratch_dir.empty() ? std::string("/tmp") : o.scratch_dir;
-    const std::string path = dir + "/ctte-random-" + SeedHex(c.program_seed) + ".elf";
+    const std::string path = dir + "/ctte-random-" + oracle::kProgramGenVersion + "-" +
+                             SeedHex(c.program_seed) + ".elf";
     if (!FileExists(path)) {
       const oracle::GeneratedProgram p = oracle::GenerateProgram(c.program_seed, {});
       CTTE_RETURN_IF_ERROR(oracle::WriteElf(path, p.entry, p.segments, p.symbols));
@@ -133,6 +138,12 @@ Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& optio
   r.workload_path = *wl;
   Result<oracle::ProgramImage> prog = oracle::ProgramImage::Load(r.workload_path);
   if (!prog.ok()) return prog.status();
+  Result<std::string> digest = Sha256File(r.workload_path);
+  if (!digest.ok()) return Status::IOError(r.workload_path + ": " + digest.status().message());
+  r.workload_sha256 = *digest;
+  if (config.workload == "random" && options.workload_path.empty()) {
+    r.generator_version = oracle::kProgramGenVersion;
+  }
   r.program = std::make_unique<oracle::ProgramImage>(std::move(*prog));
 
   lab::RunPlan& p = r.plan;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -35,6 +36,9 @@ struct PlanOptions {
   std::string scratch_dir;    ///< cache of generated workloads ("random"); "" = /tmp
   std::string manifest_path;  ///< overrides image_dir lookup
   std::string workload_path;  ///< overrides workload_dir lookup
+  /// The campaign's user workloads ($.workloads): name -> ELF path; looked up before
+  /// workload_dir.
+  std::map<std::string, std::string> user_workloads;
   uint64_t max_instructions = lab::kDefaultMaxInstructions;  ///< beat budget of the core
   uint64_t ring_bytes = lab::kDefaultRingBytes;
   uint64_t drain_budget_sink_cycles = lab::kDefaultDrainBudgetSinkCycles;
@@ -49,6 +53,8 @@ struct PreparedRun {
   RunConfig config;
   lab::ImageManifest manifest;
   std::string workload_path;
+  std::string workload_sha256;    ///< of the ELF file the run loads (content pin)
+  std::string generator_version;  ///< oracle::kProgramGenVersion for "random", else empty
   lab::RunPlan plan;
   uint64_t fabric_hz = 0, sink_hz = 0;  ///< requested
   std::unique_ptr<oracle::ProgramImage> program;

@@ -78,7 +78,9 @@ PreflightReport PreflightCampaign(const CampaignSpec& spec, const PlanOptions& o
   if (o.workload_path.empty()) {
     for (const WeightedValue& w : spec.axis("workload").values) {
       if (w.value == "random") continue;  // generated per run
-      const std::string path = o.workload_dir + "/" + w.value + ".elf";
+      auto user = o.user_workloads.find(w.value);
+      const std::string path =
+          user != o.user_workloads.end() ? user->second : o.workload_dir + "/" + w.value + ".elf";
       std::error_code ec;
       Status st = std::filesystem::is_regular_file(path, ec)
                       ? oracle::ProgramImage::Load(path).status()

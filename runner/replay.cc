@@ -1,18 +1,43 @@
 // ReplayRun (see replay.h): plan, check the image, run, compare, record.
 #include "runner/replay.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <system_error>
 
 #include "base/text.h"
+#include "db/artifacts.h"
 #include "db/database.h"
+#include "lab/image_manifest.h"
+#include "oracle/program_gen.h"
+#include "runner/campaign_spec.h"
 #include "runner/outcome_json.h"
 
 #include <nlohmann/json.hpp>
 
 namespace ctte::runner {
 namespace {
+
+// A folder for the regenerated program of a replay, removed when the replay ends.
+struct ScratchDir {
+  std::string path;
+  Status Create(int64_t run_id) {
+    std::error_code ec;
+    const auto p = std::filesystem::temp_directory_path(ec) /
+                   ("ctte-replay-" + std::to_string(::getpid()) + "-" + std::to_string(run_id));
+    std::filesystem::create_directories(p, ec);
+    if (ec) return Status::IOError(p.string() + ": " + ec.message());
+    path = p.string();
+    return Status::Ok();
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
 
 // "bit-identical" or where the streams differ; sets *first_diff when the stored bytes exist.
 std::string Compare(db::Database& db, int64_t run_id, const db::RunRecord& stored,
@@ -76,13 +101,68 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
     return Status::InvalidArgument("run " + std::to_string(run_id) +
                                    ": config_json: " + config.status().message());
   }
-  Result<PreparedRun> prepared = PrepareRun(*config, o.execute);
+  ReplayResult r;
+  const std::optional<db::ArtifactStore> store =
+      o.artifacts_dir == "none"
+          ? std::nullopt
+          : std::optional<db::ArtifactStore>(o.artifacts_dir.empty()
+                                                 ? db::ArtifactStore::DefaultRoot(o.db_path)
+                                                 : o.artifacts_dir);
+  ExecuteOptions exec = o.execute;
+  // The image: the build tree's when it is the run's, else the artifact store's copy.
+  const std::string live_manifest = !exec.manifest_path.empty()
+                                        ? exec.manifest_path
+                                        : exec.image_dir + "/" + config->image + ".manifest.json";
+  Result<lab::ImageManifest> live = lab::ImageManifest::Load(live_manifest);
+  if ((!live.ok() || live->sha256 != stored.image_sha256) && store &&
+      store->HasImage(stored.image_sha256)) {
+    exec.manifest_path = store->ManifestPathOf(stored.image_sha256);
+    r.image_source = "artifact store";
+  }
+  // The ELF: a generated program is regenerated (into a fresh folder, never a cache); a user
+  // workload is read from the file the run pinned.
+  Result<std::optional<db::RunPins>> pins = (*db)->PinsOfRun(run_id);
+  if (!pins.ok()) return pins.status();
+  const std::string pinned = *pins ? (*pins)->workload_sha256 : std::string();
+  ScratchDir scratch;
+  if (config->workload == "random") {
+    CTTE_RETURN_IF_ERROR(scratch.Create(run_id));
+    exec.scratch_dir = scratch.path;
+    r.workload_source = "regenerated";
+  } else if (*pins && !(*pins)->workload_path.empty() &&
+             std::find(BuiltinWorkloads().begin(), BuiltinWorkloads().end(), config->workload) ==
+                 BuiltinWorkloads().end()) {
+    exec.user_workloads[config->workload] = (*pins)->workload_path;
+  }
+  Result<PreparedRun> prepared = PrepareRun(*config, exec);
+  const bool elf_differs =
+      !pinned.empty() && (!prepared.ok() || prepared->workload_sha256 != pinned);
+  if (elf_differs && store && store->Has(pinned)) {
+    exec.workload_path = store->PathOf(pinned);
+    r.workload_source = "artifact store";
+    prepared = PrepareRun(*config, exec);
+  } else if (elf_differs && prepared.ok()) {
+    const std::string gen =
+        config->workload == "random"
+            ? " (generator " + (*pins)->generator_version + " then, " +
+                  oracle::kProgramGenVersion + " now)"
+            : "";
+    return Status::InvalidArgument(
+        "run " + std::to_string(run_id) + " ran workload " + config->workload + " with ELF " +
+        "SHA-256 " + pinned + gen + "; " + prepared->workload_path + " has SHA-256 " +
+        prepared->workload_sha256 + ", and the artifact store" +
+        (store ? " " + store->root() : std::string()) +
+        " does not hold the run's ELF: rebuild that ELF exactly, or restore the store");
+  }
   if (!prepared.ok()) return prepared.status();
+  r.workload_sha256 = prepared->workload_sha256;
   if (prepared->manifest.sha256 != stored.image_sha256) {
     return Status::InvalidArgument(
         "image " + stored.image_name + " with SHA-256 " + stored.image_sha256 +
         " is not available: " + prepared->manifest.manifest_path + " names SHA-256 " +
-        prepared->manifest.sha256 + " (rebuild the image of that run, or point --image-dir at it)");
+        prepared->manifest.sha256 + ", and the artifact store" +
+        (store ? " " + store->root() : std::string()) +
+        " does not hold it (rebuild the image of that run, or point --image-dir at it)");
   }
 
   auto board = lab::RemoteBoard::Spawn(o.board);
@@ -93,7 +173,6 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
     if (!t.ok()) return t.status();
     twin = std::move(*t);
   }
-  ReplayResult r;
   r.stored_run_id = row->id;
   r.campaign_name = row->campaign_name;
   r.index = stored.index;
@@ -101,7 +180,7 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
   r.stored_status = stored.status;
   r.stored_stream_sha256 = stored.stream_sha256;
   const std::string started = NowIsoUtc();
-  r.outcome = ExecuteRun(*prepared, **board, twin.get(), o.execute);
+  r.outcome = ExecuteRun(*prepared, **board, twin.get(), exec);
   Result<lab::BoardIdentity> identity = (*board)->Identify();
   (void)(*board)->Shutdown();
   if (twin) (void)twin->Shutdown();
@@ -147,6 +226,9 @@ std::string ReplayResult::ToJson(int indent) const {
   j["first_differing_byte"] =
       first_differing_byte ? nlohmann::ordered_json(*first_differing_byte) : nlohmann::ordered_json();
   j["comparison"] = comparison;
+  j["workload_sha256"] = workload_sha256;
+  j["image_source"] = image_source;
+  j["workload_source"] = workload_source;
   return j.dump(indent);
 }
 

@@ -12,6 +12,11 @@
 //    file, a board death, an unusable waveform path...), it *could not replay*: `replayed` is
 //    false, `comparison` says "could not replay (infra, CAUSE): reason", nothing is compared and
 //    nothing is stored (it is not evidence of non-determinism).
+//  - Content pins (docs/db-schema.md): the ELF replayed must have the SHA-256 the run stored.
+//    A generated program is regenerated first and its digest checked; a user or built-in ELF is
+//    read from the file the run pinned or workload_dir. When the build tree's file (or image)
+//    differs or is gone, the copy in the artifact store with the run's digest is used; with none
+//    there the replay is refused (InvalidArgument) naming the file and both digests.
 //  - A stored infra run has no stream to compare with: its replay is refused with the reason.
 //  - It records the replay as a new run row in the stored run's campaign with replay_of set to
 //    the original (a replay of a replay points at the original), keeping the bytes when the
@@ -34,6 +39,9 @@ namespace ctte::runner {
 struct ReplayOptions {
   std::string db_path = "out/ctte.db";
   ExecuteOptions execute;        ///< image_dir, workload_dir, fst_path (the run's own plan)
+  /// The artifact store to fall back on when the build tree lacks the run's image or ELF:
+  /// "" = "<db_path>.artifacts"; "none" = do not look.
+  std::string artifacts_dir;
   lab::RemoteBoardOptions board; ///< the ctte-board child
 };
 
@@ -50,6 +58,9 @@ struct ReplayResult {
   std::string comparison;                      ///< "bit-identical" or "differs: ..."
   int64_t replay_of = 0;                       ///< the original run's id
   int64_t replay_run_id = 0;                   ///< the row recorded for this replay (0: none)
+  std::string workload_sha256;                 ///< the ELF replayed (equal to the run's pin)
+  std::string image_source = "build tree";     ///< or "artifact store"
+  std::string workload_source = "build tree";  ///< or "artifact store", "regenerated"
 
   /// The outcome's JSON (RunOutcome::ToJson) plus the replay's keys.
   std::string ToJson(int indent = 2) const;

@@ -16,6 +16,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <filesystem>
 #include <set>
 #include <thread>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "base/sha256.h"
 #include "base/text.h"
 #include "db/database.h"
+#include "runner/artifacts.h"
 #include "runner/campaign_spec.h"
 #include "runner/draw.h"
 #include "runner/scheduler.h"
@@ -56,13 +59,17 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   if (options.boards == 0) return Status::InvalidArgument("--boards must be at least 1");
   Result<std::string> text = ReadFileText(options.spec_path);
   if (!text.ok()) return text.status();
-  SpecCheck check = ParseCampaignSpec(*text);
+  SpecCheck check =
+      ParseCampaignSpec(*text, std::filesystem::path(options.spec_path).parent_path().string());
   if (!check.ok()) {
     std::string msg = FormatSpecErrors(options.spec_path, check.errors);
     msg.pop_back();  // the last newline
     return Status::InvalidArgument(msg);
   }
   CampaignSpec spec = check.spec;
+  // The spec's own ELFs ($.workloads) become plan lookups of this soak's workers and controls.
+  SoakOptions local = options;
+  for (const UserWorkload& w : spec.workloads) local.execute.user_workloads[w.name] = w.path;
   if (options.runs) {
     if (*options.runs == 0) return Status::InvalidArgument("--runs must be at least 1");
     spec.runs = options.runs;
@@ -73,7 +80,8 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   }
 
   // A seed override makes another campaign: the stored spec carries the seed actually used.
-  std::string spec_text = *text;
+  // User workloads are pinned in the stored spec by SHA-256: another ELF, another campaign.
+  std::string spec_text = PinnedSpecText(*text, spec);
   if (options.seed) {
     nlohmann::ordered_json j = nlohmann::ordered_json::parse(spec_text);
     j["seed"] = SeedHex(*options.seed);
@@ -131,13 +139,20 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
         ", or use another --db");
   }
   summary.skipped_done = done.size();
+  std::optional<db::ArtifactStore> store;
+  if (options.artifacts_dir != "none") {
+    store.emplace(options.artifacts_dir.empty() ? db::ArtifactStore::DefaultRoot(options.db_path)
+                                                : options.artifacts_dir);
+    Status st = StoreSpecArtifacts(spec, local.execute, *store);
+    if (!st.ok()) return Status::IOError("keeping the campaign's artifacts: " + st.ToString());
+  }
 
   ControlRunOptions control_options;
   control_options.db_path = options.db_path;
   control_options.campaign_id = summary.campaign_id;
   control_options.boards = options.boards;
   control_options.store_all_streams = options.store_all_streams;
-  control_options.execute = options.execute;
+  control_options.execute = local.execute;
   control_options.board = options.board;
   control_options.TEST_verdict_override = options.TEST_verdict_override;
   const auto run_controls = [&](uint32_t round) -> Status {
@@ -150,7 +165,7 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   CTTE_RETURN_IF_ERROR(run_controls(0));
 
   Shared shared;
-  shared.options = &options;
+  shared.options = &local;
   shared.spec = &spec;
   shared.campaign_id = summary.campaign_id;
   shared.progress = &progress;
@@ -220,6 +235,12 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   }
   if (options.stop_requests != nullptr && options.stop_requests->load() > 0) {
     summary.interrupted = true;
+  }
+  if (store) {  // generated programs, and images that changed since the start
+    Result<uint64_t> added = StoreRunArtifacts(db, summary.campaign_id, local.execute, *store);
+    if (!added.ok() && shared.fatal.empty()) {
+      shared.fatal = "keeping the campaign's artifacts: " + added.status().ToString();
+    }
   }
   summary.counts = shared.counts;
   summary.boards = shared.boards;

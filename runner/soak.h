@@ -61,6 +61,9 @@ struct SoakOptions {
   bool retry_infra = false;
   std::optional<uint64_t> seed;            ///< overrides the spec's campaign seed
   bool store_all_streams = false;
+  /// The artifact store (db/artifacts.h) that keeps every image and ELF the campaign used:
+  /// "" = "<db_path>.artifacts"; "none" = keep nothing.
+  std::string artifacts_dir;
   ShardSpec shard;                         ///< run only this shard's indices (runner/shard.h)
   ExecuteOptions execute;
   lab::RemoteBoardOptions board;

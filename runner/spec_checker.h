@@ -63,4 +63,11 @@ class Checker {
 /// The spec's "controls" list (docs/campaign-spec.md, "Controls") into spec->controls.
 void ParseControls(Checker& c, const json& v, CampaignSpec* spec);
 
+/// The spec's "workloads" table (runner/spec_workloads.cc) into spec->workloads: each ELF read
+/// relative to `spec_dir` and checked (ProgramImage::Load), its SHA-256 taken.
+void ParseWorkloads(Checker& c, const json& v, const std::string& spec_dir, CampaignSpec* spec);
+
+/// The checker of an axis in `spec`: the workload axis also accepts the spec's user workloads.
+ValueChecker AxisCheckerOf(const AxisDef& def, const CampaignSpec& spec);
+
 }  // namespace ctte::runner::internal

@@ -59,7 +59,7 @@ void ParseControls(Checker& c, const json& v, CampaignSpec* spec) {
           if (!axes.contains(def.name)) continue;
           std::string canonical, reason;
           const std::string apath = path + ".axes." + def.name;
-          if (def.check(axes[def.name], &canonical, &reason)) {
+          if (AxisCheckerOf(def, *spec)(axes[def.name], &canonical, &reason)) {
             ctl.axes.emplace_back(def.name, canonical);
           } else {
             c.Error(apath, reason);

@@ -367,6 +367,7 @@ Result<Capture> SimBoard::Run(const RunPlan& plan) {
     case oracle::StopReason::kRunning: c.core_stop = "running"; break;
   }
   c.exit_code = iss.exit_code();
+  c.console = ConsoleText(iss.console());
   c.fabric_hz = fabric_pll_.ReadBack();
   c.sink_hz = sink_pll_.ReadBack();
   c.max_ready_stall_sink_cycles = d.max_ready_stall();

@@ -360,8 +360,9 @@ TEST_F(SoakTest, ReplayWithoutTheRunsImageIsRefused_bad) {
       fs::create_symlink(e.path(), images + "/" + e.path().filename().string());
     }
   }
+  // Without the artifact store too (it would supply the run's image: workloads_test).
   Cmd c = RunLab("replay " + std::to_string(runs.begin()->second.id) + " --db " +
-                 *reference_db_ + " --image-dir " + images);
+                 *reference_db_ + " --image-dir " + images + " --artifacts none");
   EXPECT_EQ(c.exit_code, 2) << c.out;
   EXPECT_NE(c.out.find("is not available"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find(sha), std::string::npos) << c.out;

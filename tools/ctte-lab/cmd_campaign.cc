@@ -76,6 +76,11 @@ int RunCheck(const CampaignFlags& f) {
   runner::PlanOptions po;
   po.image_dir = f.image_dir;
   po.workload_dir = f.workload_dir;
+  for (const runner::UserWorkload& w : spec->workloads) {
+    po.user_workloads[w.name] = w.path;
+    std::printf("  user workload      %s = %s (sha256 %s)\n", w.name.c_str(), w.path.c_str(),
+                w.sha256.c_str());
+  }
   const runner::PreflightReport pre = runner::PreflightCampaign(*spec, po);
   if (pre.ok()) {
     std::printf("  preflight          every image, clock and workload is usable (%s, %s)\n",

@@ -24,6 +24,7 @@ struct ReplayFlags {
   std::string image_dir = CTTE_DEFAULT_IMAGE_DIR;
   std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
   std::string board_path;
+  std::string artifacts;
   bool json = false;
 };
 
@@ -33,6 +34,7 @@ int RunReplay(const ReplayFlags& f) {
   o.execute.image_dir = f.image_dir;
   o.execute.workload_dir = f.workload_dir;
   o.execute.fst_path = f.waves;
+  o.artifacts_dir = f.artifacts;
   o.board.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
   if (!f.waves.empty()) {  // an unusable waveform path is a usage error, before any board
     // The board writes the FST itself; the path follows base/output.h's rule all the same: no
@@ -60,6 +62,8 @@ int RunReplay(const ReplayFlags& f) {
                 r->stored_run_id, r->campaign_name.c_str(), r->index,
                 runner::SeedHex(r->seed).c_str(), r->replay_run_id);
     std::printf("stream: %s\n", r->comparison.c_str());
+    std::printf("content: image from the %s, ELF sha256 %s from the %s\n",
+                r->image_source.c_str(), r->workload_sha256.c_str(), r->workload_source.c_str());
     std::printf("%s", runner::FormatOutcome(r->outcome).c_str());
     std::printf("stored status: %s\n", db::RunStatusName(r->stored_status));
   }
@@ -81,6 +85,9 @@ const Registrar kRegistrar{Command{
       sub.add_option("--image-dir", f->image_dir, "image manifests");
       sub.add_option("--workload-dir", f->workload_dir, "workload ELFs");
       sub.add_option("--board", f->board_path, "the ctte-board executable");
+      sub.add_option("--artifacts", f->artifacts,
+                     "artifact store to fall back on for the run's image and ELF (default "
+                     "<db>.artifacts; \"none\": the build tree only)");
       sub.add_flag("--json", f->json, "print JSON");
       return [f] { return RunReplay(*f); };
     }}};

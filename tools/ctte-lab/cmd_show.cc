@@ -56,6 +56,8 @@ int RunShow(const ShowFlags& f) {
   if (!verdicts.ok()) return Fail(verdicts.status());
   auto stream = (*db)->StreamOfRun(f.run_id);
   const bool bytes_kept = stream.ok();
+  auto pins = (*db)->PinsOfRun(f.run_id);
+  if (!pins.ok()) return Fail(pins.status());
   const db::RunRecord& r = row->run;
   const Json config = ParsedOrNull(r.config_json);
   const Json metrics = ParsedOrNull(r.metrics_json);
@@ -104,6 +106,12 @@ int RunShow(const ShowFlags& f) {
     j["replay_of"] = r.replay_of ? Json(*r.replay_of) : Json();
     j["config"] = config;
     j["image"] = {{"name", r.image_name}, {"sha256", r.image_sha256}};
+    j["pins"] = *pins ? Json{{"workload", (*pins)->workload},
+                             {"workload_path", (*pins)->workload_path},
+                             {"workload_sha256", (*pins)->workload_sha256},
+                             {"generator_version", (*pins)->generator_version},
+                             {"tool_version", (*pins)->tool_version}}
+                      : Json();
     j["board_id"] = r.board_id ? Json(*r.board_id) : Json();
     j["clocks"] = {{"fabric", ClockJson(r.fabric)}, {"sink", ClockJson(r.sink)}};
     j["started_at"] = r.started_at;
@@ -168,6 +176,16 @@ int RunShow(const ShowFlags& f) {
   std::printf("config:  %s\n", r.config_json.c_str());
   std::printf("image:   %s sha256 %s\n", r.image_name.c_str(),
               r.image_sha256.empty() ? "-" : r.image_sha256.c_str());
+  if (*pins) {
+    std::printf("elf:     %s %s sha256 %s%s\n", (*pins)->workload.c_str(),
+                (*pins)->workload_path.c_str(), (*pins)->workload_sha256.c_str(),
+                (*pins)->generator_version.empty()
+                    ? ""
+                    : (" (generator " + (*pins)->generator_version + ")").c_str());
+    std::printf("tool:    %s\n", (*pins)->tool_version.c_str());
+  } else {
+    std::printf("elf:     - (no content pins stored for this run)\n");
+  }
   std::printf("board:   %s\n", r.board_id ? std::to_string(*r.board_id).c_str() : "-");
   std::printf("clocks:  fabric requested %s, programmed %s, read back %s Hz\n",
               Hz(r.fabric.requested_hz).c_str(), Hz(r.fabric.programmed_hz).c_str(),

@@ -61,6 +61,7 @@ struct SoakFlags {
   std::string log_level = "info";
   unsigned quarantine_after = 3;
   double health_check_after = 30;
+  std::string artifacts;
   bool json = false;
   std::vector<std::string> given;  ///< the options given, as "--name value", for the resume hint
 };
@@ -197,6 +198,7 @@ int RunSoakCommand(const SoakFlags& f) {
   if (f.retry_infra && f.resume.empty()) return Usage("--retry-infra needs --resume CAMPAIGN");
   o.retry_infra = f.retry_infra;
   o.store_all_streams = f.store_streams == "all";
+  o.artifacts_dir = f.artifacts;
   o.execute.image_dir = f.image_dir;
   o.execute.workload_dir = f.workload_dir;
   o.board.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
@@ -386,6 +388,9 @@ const Registrar kRegistrar{Command{
                      "index pairs (2k, 2k+1) with k mod N = I-1; merge with `ctte-lab db merge`");
       sub.add_option("--image-dir", f->image_dir, "image manifests");
       sub.add_option("--workload-dir", f->workload_dir, "workload ELFs");
+      sub.add_option("--artifacts", f->artifacts,
+                     "keep every image and ELF the campaign used here, by SHA-256 (default "
+                     "<db>.artifacts; \"none\": keep nothing)");
       sub.add_option("--board", f->board_path, "the ctte-board executable (default: next to this)");
       sub.add_option("--lab", f->lab,
                      "lab inventory (lab.json, docs/lab.md): one worker per board in it");
@@ -406,7 +411,7 @@ const Registrar kRegistrar{Command{
         for (const char* name : {"--runs", "--budget", "--boards", "--db", "--report-dir",
                                  "--seed", "--store-streams", "--image-dir", "--workload-dir",
                                  "--board", "--lab", "--log-level", "--quarantine-after",
-                                 "--health-check-after"}) {
+                                 "--health-check-after", "--artifacts"}) {
           const CLI::Option* opt = sub.get_option(name);
           if (opt->count() > 0 && !opt->results().empty()) {
             f->given.push_back(name);

@@ -5,11 +5,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/version.h"
 #include "tools/ctte-lab/command.h"
-
-#ifndef CTTE_VERSION
-#define CTTE_VERSION "unknown"
-#endif
 
 namespace ctte::cli {
 std::vector<Command>& Commands() {
@@ -21,7 +18,7 @@ std::vector<Command>& Commands() {
 int main(int argc, char** argv) {
   using namespace ctte::cli;
   CLI::App app{"ctte-lab: hardware-in-the-loop campaign runner for a RISC-V N-Trace encoder"};
-  app.set_version_flag("--version", std::string("ctte-lab ") + CTTE_VERSION);
+  app.set_version_flag("--version", std::string("ctte-lab ") + ctte::ToolVersion());
   app.require_subcommand(1);
   app.fallthrough();
   auto& cmds = Commands();
