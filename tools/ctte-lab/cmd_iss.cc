@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/output.h"
 #include "base/text.h"
 #include "oracle/iss.h"
 #include "oracle/program_image.h"
@@ -45,13 +46,14 @@ int RunIss(const IssFlags& f) {
     std::fprintf(stderr, "ctte-lab iss: %s\n", image.status().ToString().c_str());
     return kExitUsage;
   }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> pcs(nullptr, &std::fclose);
+  std::unique_ptr<OutputFileWriter> pcs;
   if (!f.pcs_path.empty()) {
-    pcs.reset(std::fopen(f.pcs_path.c_str(), "w"));
-    if (!pcs) {
-      std::fprintf(stderr, "ctte-lab iss: cannot write %s\n", f.pcs_path.c_str());
+    Result<std::unique_ptr<OutputFileWriter>> w = OutputFileWriter::Open(f.pcs_path);
+    if (!w.ok()) {
+      std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", w.status().ToString().c_str());
       return kExitUsage;
     }
+    pcs = std::move(*w);
   }
   oracle::IssOptions opts;
   opts.max_instructions = f.max_instructions;
@@ -62,7 +64,13 @@ int RunIss(const IssFlags& f) {
   oracle::Retired r;
   while (iss.Step(&r)) {
     ++itypes[static_cast<size_t>(r.itype) & 15];
-    if (pcs && r.retires) std::fprintf(pcs.get(), "%s\n", HexShort(r.pc).c_str());
+    if (pcs && r.retires) pcs->AppendHexLine(r.pc);
+  }
+  if (pcs) {
+    if (Status st = pcs->Commit(); !st.ok()) {
+      std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", st.ToString().c_str());
+      return kExitUsage;
+    }
   }
   const bool exited = iss.stop_reason() == oracle::StopReason::kExited;
   if (f.json) {
