@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "base/output.h"
@@ -13,6 +14,7 @@
 #include "oracle/iss.h"
 #include "oracle/program_image.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/flag_checks.h"
 
 namespace ctte::cli {
 namespace {
@@ -46,6 +48,8 @@ int RunIss(const IssFlags& f) {
     std::fprintf(stderr, "ctte-lab iss: %s\n", image.status().ToString().c_str());
     return kExitUsage;
   }
+  // --pcs through base/output.h: refused before the run (FIFO, symlink, device, missing
+  // parent), streamed in chunks into a temporary file renamed over the target at the end.
   std::unique_ptr<OutputFileWriter> pcs;
   if (!f.pcs_path.empty()) {
     Result<std::unique_ptr<OutputFileWriter>> w = OutputFileWriter::Open(f.pcs_path);
@@ -67,8 +71,8 @@ int RunIss(const IssFlags& f) {
     if (pcs && r.retires) pcs->AppendHexLine(r.pc);
   }
   if (pcs) {
-    if (Status st = pcs->Commit(); !st.ok()) {
-      std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", st.ToString().c_str());
+    if (Status s = pcs->Commit(); !s.ok()) {
+      std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", s.ToString().c_str());
       return kExitUsage;
     }
   }
@@ -113,13 +117,16 @@ const Registrar kRegistrar{Command{
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<IssFlags>();
       sub.add_option("elf", f->elf, "RV64 ELF to run")->required();
-      sub.add_option("--max-instructions", f->max_instructions, "stop after this many beats");
+      sub.add_option("--max-instructions", f->max_instructions,
+                     "stop after this many beats, 1..10^9")
+          ->check(UnsignedIn(1, kMaxInstructionsFlag));
       auto* at = sub.add_option("--interrupts", f->interrupts,
                                 "raise the machine software interrupt at these retirement "
                                 "indices (comma separated)")
                      ->delimiter(',');
       sub.add_option("--interrupt-every", f->interrupt_every,
                      "raise the machine software interrupt every N retired instructions")
+          ->check(Unsigned())
           ->excludes(at);
       sub.add_option("--pcs", f->pcs_path, "write one hex PC per retired instruction here");
       sub.add_flag("--json", f->json, "print the summary as JSON");
