@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 
@@ -279,6 +280,72 @@ Status CheckWritableDir(const std::string& dir) {
     return WithCode(s.code(), msg);
   }
   return Status::Ok();  // ~TempFile removes the probe
+}
+
+// --- OutputFileWriter ---------------------------------------------------------------------------
+
+struct OutputFileWriter::State {
+  std::string path;
+  OutputOptions options;
+  Target target;
+  bool existed = false;
+  TempFile tmp;
+  Status error;
+};
+
+OutputFileWriter::OutputFileWriter(std::unique_ptr<State> state)
+    : state_(std::move(state)), buf_(new char[kChunk]) {}
+
+OutputFileWriter::~OutputFileWriter() = default;  // ~TempFile removes an uncommitted file
+
+Result<std::unique_ptr<OutputFileWriter>> OutputFileWriter::Open(const std::string& path,
+                                                                 const OutputOptions& options) {
+  Result<Target> t = SplitPath(path);
+  if (!t.ok()) return t.status();
+  CTTE_RETURN_IF_ERROR(CheckFolder(path, t->folder, options, /*create=*/true));
+  Result<Existing> existing = Inspect(path, options);
+  if (!existing.ok()) return existing.status();
+  auto st = std::make_unique<State>();
+  st->path = path;
+  st->options = options;
+  st->target = *t;
+  st->existed = existing->exists;
+  CTTE_RETURN_IF_ERROR(st->tmp.Create(*t, path));
+  if (existing->exists && ::fchmod(st->tmp.fd(), existing->st.st_mode & 07777) != 0) {
+    return Failed(path, "cannot keep the existing file's mode", errno);
+  }
+  return std::unique_ptr<OutputFileWriter>(new OutputFileWriter(std::move(st)));
+}
+
+void OutputFileWriter::Flush() {
+  if (pos_ > 0 && state_->error.ok()) {
+    state_->error = WriteAll(state_->tmp.fd(), buf_.get(), pos_, state_->path);
+  }
+  pos_ = 0;
+}
+
+void OutputFileWriter::Append(const void* data, size_t size) {
+  if (pos_ + size > kChunk) {
+    Flush();
+    if (size > kChunk) {
+      if (state_->error.ok()) state_->error = WriteAll(state_->tmp.fd(), data, size, state_->path);
+      return;
+    }
+  }
+  std::memcpy(buf_.get() + pos_, data, size);
+  pos_ += size;
+}
+
+Status OutputFileWriter::Commit() {
+  Flush();
+  State& s = *state_;
+  CTTE_RETURN_IF_ERROR(s.error);
+  if (s.options.sync && ::fsync(s.tmp.fd()) != 0) return Failed(s.path, "fsync failed", errno);
+  if (s.tmp.Close() != 0) return Failed(s.path, "write failed", errno);
+  CTTE_RETURN_IF_ERROR(RenameOver(s.tmp.path(), s.path, s.existed, s.options));
+  s.tmp.Commit();
+  if (s.options.sync) SyncFolder(s.target.folder);
+  return Status::Ok();
 }
 
 }  // namespace ctte

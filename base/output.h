@@ -22,11 +22,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.h"
+#include "base/text.h"
 
 namespace ctte {
 
@@ -50,6 +52,41 @@ inline Status WriteOutputFile(const std::string& path, const std::vector<uint8_t
                               const OutputOptions& options = {}) {
   return WriteOutputFile(path, bytes.data(), bytes.size(), options);
 }
+
+/// A large output file written in chunks by the same rule as WriteOutputFile: Open() checks the
+/// path and creates the temporary file beside it, Append*() fill a buffer that is written with
+/// write(2) whenever kChunk bytes are pending, Commit() flushes, closes and renames over the
+/// target. Destroyed without a successful Commit(), the temporary file is removed and the
+/// target is untouched. A write error is kept and returned by Commit() (appends after it are
+/// dropped), so per-line calls need no status check. Not thread-safe.
+class OutputFileWriter {
+ public:
+  static constexpr size_t kChunk = 1 << 20;
+  static Result<std::unique_ptr<OutputFileWriter>> Open(const std::string& path,
+                                                         const OutputOptions& options = {});
+  ~OutputFileWriter();
+  OutputFileWriter(const OutputFileWriter&) = delete;
+  OutputFileWriter& operator=(const OutputFileWriter&) = delete;
+
+  void Append(const void* data, size_t size);
+  void Append(std::string_view text) { Append(text.data(), text.size()); }
+  /// One line "0x<hex digits>\n" (base/text.h HexShort), formatted straight into the buffer.
+  void AppendHexLine(uint64_t v) {
+    if (pos_ + 20 > kChunk) Flush();
+    pos_ += FormatHexShort(v, buf_.get() + pos_);
+    buf_[pos_++] = '\n';
+  }
+  [[nodiscard]] Status Commit();
+
+ private:
+  struct State;
+  explicit OutputFileWriter(std::unique_ptr<State> state);
+  void Flush();
+
+  std::unique_ptr<State> state_;
+  std::unique_ptr<char[]> buf_;
+  size_t pos_ = 0;
+};
 
 /// Whether WriteOutputFile(path, ..., options) would be refused for its path, checked without
 /// writing anything: for --html/--csv/--out flags, before a long soak spends hours.

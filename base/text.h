@@ -6,6 +6,7 @@
 // whole text must be the number, and the error names `what` (a JSON path or a flag).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,6 +19,21 @@ namespace ctte {
 std::string Hex64(uint64_t v);
 /// "0x2a" (addresses and register values in messages).
 std::string HexShort(uint64_t v);
+/// HexShort without an allocation: writes "0x" and the digits (no terminator) at `out`, which
+/// has room for kHexShortMax bytes, and returns how many were written. For bulk text (PC lists).
+constexpr size_t kHexShortMax = 18;
+inline size_t FormatHexShort(uint64_t v, char* out) {
+  constexpr char kDigits[] = "0123456789abcdef";
+  const int bits = v == 0 ? 1 : 64 - __builtin_clzll(v);
+  const int n = (bits + 3) / 4;
+  out[0] = '0';
+  out[1] = 'x';
+  for (int i = n - 1; i >= 0; --i) {
+    out[2 + i] = kDigits[v & 15];
+    v >>= 4;
+  }
+  return static_cast<size_t>(n) + 2;
+}
 
 /// "0x" or "0X" followed by 1 to 16 hex digits. Errors name `what`.
 Result<uint64_t> ParseHex64(std::string_view text, std::string_view what);

@@ -1,12 +1,13 @@
 // Simulated board throughput: fabric cycles and retired instructions per second through a
 // SimBoard run (ISS, encoder model and capture together), and how the host time splits between
-// the ISS, the model's eval() and the rest (harness, sink, ring). The split is measured in a
-// separate benchmark because timing every eval() costs time itself.
+// the ISS, the model's eval() and the rest (harness, sink, ring), sampled by phase
+// (base/phase_sampler.h: SIGPROF ticks, no clock read around each eval()).
 //   build/bench/board_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
 
+#include "base/phase_sampler.h"
 #include "lab/image_manifest.h"
 #include "lab/remote_board.h"
 #include "lab/sim/sim_board.h"
@@ -19,15 +20,13 @@ const std::string kImages = CTTE_BINARY_DIR "/images/";
 const std::string kWorkloads = CTTE_BINARY_DIR "/workloads/";
 const char* const kWorkloadNames[] = {"loop", "calls", "sort", "traps"};
 
-std::unique_ptr<SimBoard> MakeBoard(benchmark::State& state, bool time_split) {
+std::unique_ptr<SimBoard> MakeBoard(benchmark::State& state) {
   auto m = ImageManifest::Load(kImages + "ntrace-slim.manifest.json");
   if (!m.ok()) {
     state.SkipWithError(("image not built: " + m.status().ToString()).c_str());
     return nullptr;
   }
-  SimBoardOptions o;
-  o.time_split = time_split;
-  auto b = SimBoard::Create(o);
+  auto b = SimBoard::Create({});
   if (!b.ok() || !(*b)->Deploy(m->ToDeployRequest()).ok() ||
       !(*b)->SetClock(ClockDomain::kFabric, 93'750'000).ok() ||
       !(*b)->SetClock(ClockDomain::kSink, 100'000'000).ok()) {
@@ -45,7 +44,7 @@ RunPlan Plan(int64_t workload) {
 }
 
 void BM_SimBoardRun(benchmark::State& state) {
-  auto board = MakeBoard(state, false);
+  auto board = MakeBoard(state);
   if (!board) return;
   const RunPlan p = Plan(state.range(0));
   uint64_t cycles = 0, retired = 0, bytes = 0;
@@ -68,29 +67,32 @@ void BM_SimBoardRun(benchmark::State& state) {
 }
 BENCHMARK(BM_SimBoardRun)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Where a board run's CPU time goes, sampled by phase (base/phase_sampler.h).
 void BM_SimBoardRunSplit(benchmark::State& state) {
-  auto board = MakeBoard(state, true);
+  auto board = MakeBoard(state);
   if (!board) return;
   const RunPlan p = Plan(state.range(0));
-  double total = 0, iss = 0, eval = 0;
   uint64_t evals = 0, cycles = 0;
+  ctte::phase::PhaseSampler sampler;
+  if (ctte::Status st = sampler.Start(); !st.ok()) {
+    state.SkipWithError(st.ToString().c_str());
+    return;
+  }
   for (auto _ : state) {
     auto c = board->Run(p);
     if (!c.ok()) {
       state.SkipWithError(c.status().ToString().c_str());
       return;
     }
-    const RunTimeSplit& s = board->last_split();
-    total += s.total_s;
-    iss += s.iss_s;
-    eval += s.eval_s;
-    evals += s.evals;
+    evals += board->last_split().evals;
     cycles += c->fabric_cycles;
   }
+  sampler.Stop();
   state.SetLabel(kWorkloadNames[state.range(0)]);
-  state.counters["iss_%"] = 100.0 * iss / total;
-  state.counters["eval_%"] = 100.0 * eval / total;
-  state.counters["rest_%"] = 100.0 * (total - iss - eval) / total;
+  state.counters["iss_%"] = sampler.percent(ctte::phase::kBoardIss);
+  state.counters["eval_%"] = sampler.percent(ctte::phase::kModel);
+  state.counters["rest_%"] = 100.0 - sampler.percent(ctte::phase::kBoardIss) -
+                             sampler.percent(ctte::phase::kModel);
   state.counters["evals/fabric_cycle"] = static_cast<double>(evals) / static_cast<double>(cycles);
 }
 BENCHMARK(BM_SimBoardRunSplit)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();

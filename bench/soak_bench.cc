@@ -1,8 +1,8 @@
 // The smoke campaign as the nightly soak runs it: runs per hour and simulated (retired)
 // instructions per second with one and two board child processes (RunSoak, each run stored in a
-// fresh database), and where the time goes: the same runs in this process on a SimBoard with
-// the eval() timer on, so the share of host time spent outside the Verilator model (planning,
-// reference ISS + encoder, board ISS, sink, decoding, judging) can be read off.
+// fresh database), and where the time goes: the same runs in this process on a SimBoard,
+// sampled by phase, so the share of host time spent outside the Verilator model (planning,
+// reference ISS + encoder, board ISS, harness, decoding, judging) can be read off.
 //   build/bench/soak_bench [--benchmark_filter=...]
 // Each benchmark does one campaign (Iterations(1)); figures are counters.
 #include <benchmark/benchmark.h>
@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "base/phase_sampler.h"
 #include "db/database.h"
 #include "lab/sim/sim_board.h"
 #include "runner/campaign_spec.h"
@@ -77,8 +78,10 @@ void BM_SmokeSoak(benchmark::State& state) {
 }
 BENCHMARK(BM_SmokeSoak)->Arg(1)->Arg(2)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 
-// The smoke runs in this process: total host time per run (prepare + board + judge) against
-// the time inside the model's eval().
+// The smoke runs in this process, sampled by phase (base/phase_sampler.h: SIGPROF ticks of
+// process CPU time, so the split does not depend on the machine's load): the share of host time
+// inside the model's eval() against the board's harness, the board's ISS, planning (draw,
+// reference ISS + encoder) and decoding + judging.
 void BM_SmokeTimeSplit(benchmark::State& state) {
   auto check = runner::LoadCampaignSpec(kSpec);
   if (!check.ok() || !check->ok()) {
@@ -86,39 +89,45 @@ void BM_SmokeTimeSplit(benchmark::State& state) {
     return;
   }
   const runner::CampaignSpec& spec = check->spec;
-  lab::SimBoardOptions bo;
-  bo.time_split = true;
-  auto board = lab::SimBoard::Create(bo);
+  auto board = lab::SimBoard::Create({});
   if (!board.ok()) {
     state.SkipWithError(board.status().ToString().c_str());
     return;
   }
   const runner::ExecuteOptions exec = Exec();
   for (auto _ : state) {
-    double total = 0, board_total = 0, eval = 0, iss = 0;
+    phase::PhaseSampler sampler;
+    if (Status st = sampler.Start(); !st.ok()) {
+      state.SkipWithError(st.ToString().c_str());
+      return;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
     uint64_t retired = 0;
     for (uint64_t i = 0; i < spec.runs.value_or(12); ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      auto prepared = runner::PrepareRun(runner::Draw(spec, i), exec);
+      Result<runner::PreparedRun> prepared = [&] {
+        const phase::Scope in_prepare(phase::kPrepare);
+        return runner::PrepareRun(runner::Draw(spec, i), exec);
+      }();
       if (!prepared.ok()) {
         state.SkipWithError(prepared.status().ToString().c_str());
         return;
       }
+      const phase::Scope in_judge(phase::kJudge);  // the board's Run() marks its own phases
       runner::RunOutcome out = runner::ExecuteRun(*prepared, **board, nullptr, exec);
-      total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      const lab::RunTimeSplit& s = (*board)->last_split();
-      board_total += s.total_s;
-      eval += s.eval_s;
-      iss += s.iss_s;
       if (out.capture) retired += out.capture->retired;
     }
-    state.counters["seconds"] = total;
-    state.counters["in_model_%"] = 100.0 * eval / total;
-    state.counters["outside_model_%"] = 100.0 * (total - eval) / total;
-    state.counters["board_iss_%"] = 100.0 * iss / total;
-    state.counters["board_other_%"] = 100.0 * (board_total - eval - iss) / total;
-    state.counters["prepare_judge_%"] = 100.0 * (total - board_total) / total;
-    state.counters["sim_insns/s"] = static_cast<double>(retired) / total;
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    sampler.Stop();
+    state.counters["seconds"] = secs;
+    state.counters["samples"] = static_cast<double>(sampler.total_ticks());
+    state.counters["in_model_%"] = sampler.percent(phase::kModel);
+    state.counters["outside_model_%"] = 100.0 - sampler.percent(phase::kModel);
+    state.counters["board_iss_%"] = sampler.percent(phase::kBoardIss);
+    state.counters["board_harness_%"] = sampler.percent(phase::kBoardHarness);
+    state.counters["prepare_%"] = sampler.percent(phase::kPrepare);
+    state.counters["judge_%"] = sampler.percent(phase::kJudge);
+    state.counters["other_%"] = sampler.percent(phase::kOther);
+    state.counters["sim_insns/s"] = static_cast<double>(retired) / secs;
   }
 }
 BENCHMARK(BM_SmokeTimeSplit)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();

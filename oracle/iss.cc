@@ -76,80 +76,6 @@ void Iss::Impl::EnterTrap(uint64_t cause, uint64_t tval, uint64_t epc) {
   res_valid_ = false;
 }
 
-bool Iss::Impl::Fetch(uint64_t pc, uint32_t* raw, uint32_t* w, uint8_t* size) {
-  const uint64_t off = pc - kRamBase;
-  if (off > kRamSize - 2) return false;
-  uint16_t lo;
-  std::memcpy(&lo, ram_.get() + off, 2);
-  if ((lo & 3) != 3) {
-    *raw = lo;
-    *size = 2;
-    *w = expand_[lo];
-    return true;
-  }
-  if (off > kRamSize - 4) return false;
-  std::memcpy(raw, ram_.get() + off, 4);
-  *size = 4;
-  *w = *raw;
-  return true;
-}
-
-bool Iss::Impl::Step(Retired* out) {
-  if (stop_ != StopReason::kRunning) return false;
-  if (beats_ >= opts_.max_instructions) {
-    stop_ = StopReason::kMaxInstructions;
-    return false;
-  }
-  if (retired_ == next_irq_) {
-    csr_.mip |= kMipMsip;
-    AdvanceSchedule();
-  }
-  const uint64_t pc = pc_;
-  if ((csr_.mip & csr_.mie & kMipMsip) != 0 && (csr_.mstatus & kMstatusMie) != 0) {
-    const uint64_t cause = (1ULL << 63) | 3;
-    EnterTrap(cause, 0, pc);
-    *out = Retired{pc, next_pc_, cause, 0, 0, 0, IType::kInterrupt, 3, false};
-    pc_ = next_pc_;
-    ++beats_;
-    return true;
-  }
-  uint32_t raw = 0, w = 0;
-  uint8_t size = 0;
-  bool ok;
-  if (!Fetch(pc, &raw, &w, &size)) {
-    if (last_fetch_fault_pc_ == pc) {
-      char buf[96];
-      std::snprintf(buf, sizeof buf, "fetch from unmapped 0x%" PRIx64 " (trap loop)", pc);
-      fatal_ = buf;
-      stop_ = StopReason::kFatal;
-      return false;
-    }
-    last_fetch_fault_pc_ = pc;
-    exc_cause_ = 1;  // instruction access fault
-    exc_tval_ = pc;
-    ok = false;
-  } else if (w == 0) {
-    exc_cause_ = 2;  // illegal instruction; mtval = the instruction bits
-    exc_tval_ = raw;
-    ok = false;
-  } else {
-    raw16_ = static_cast<uint16_t>(raw);
-    ok = Execute(w, pc, size);
-  }
-  ++beats_;
-  if (!ok) {
-    EnterTrap(exc_cause_, exc_tval_, pc);
-    *out = Retired{pc, next_pc_, exc_cause_, exc_tval_, raw, size, IType::kException, 3, false};
-    pc_ = next_pc_;
-    return true;
-  }
-  x_[0] = 0;
-  ++retired_;
-  *out = Retired{pc, next_pc_, 0, 0, raw, size, itype_, 3, true};
-  pc_ = next_pc_;
-  return true;
-}
-
 bool Iss::Impl::MmioLoad(uint64_t addr, uint64_t* value) {
   if (addr - kUart < kUartSize) {
     *value = (addr - kUart) == 5 ? 0x60 : 0;  // LSR: transmitter empty
@@ -202,7 +128,6 @@ bool Iss::Impl::MmioStore(uint64_t addr, uint64_t value) {
 Iss::Iss(const ProgramImage& image, IssOptions options)
     : impl_(std::make_unique<Impl>(image, std::move(options))) {}
 Iss::~Iss() = default;
-bool Iss::Step(Retired* out) { return impl_->Step(out); }
 StopReason Iss::stop_reason() const { return impl_->stop_; }
 int Iss::exit_code() const { return impl_->exit_code_; }
 const std::string& Iss::console() const { return impl_->console_; }

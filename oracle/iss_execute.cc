@@ -1,7 +1,9 @@
 // The ISS's instruction semantics: one switch over 32-bit encodings (compressed ones arrive
 // already expanded), RV64I + M + A + Zicsr + mret. Control transfers set itype_ by the trace
 // link-register rules (JalIType/JalrIType of oracle/insn.h, constexpr so they inline).
+#include <cinttypes>
 #include <cstdint>
+#include <cstdio>
 
 #include "oracle/insn.h"
 #include "oracle/iss_impl.h"
@@ -59,7 +61,9 @@ uint64_t RemW(int32_t a, int32_t b) {
 
 }  // namespace
 
-bool Iss::Impl::Execute(uint32_t w, uint64_t pc, uint8_t size) {
+// Inlined into Step (its one caller): the per-instruction path is one function.
+__attribute__((always_inline)) inline bool Iss::Impl::Execute(uint32_t w, uint64_t pc,
+                                                              uint8_t size) {
   const uint32_t rd = Bits(w, 11, 7), rs1 = Bits(w, 19, 15), rs2 = Bits(w, 24, 20);
   const uint32_t f3 = Bits(w, 14, 12), f7 = Bits(w, 31, 25);
   const uint64_t a = x_[rs1], b = x_[rs2];
@@ -413,227 +417,83 @@ bool Iss::Impl::Execute(uint32_t w, uint64_t pc, uint8_t size) {
   return Illegal(w, size);
 }
 
-bool Iss::Impl::Illegal(uint32_t w, uint8_t size) {
-  exc_cause_ = 2;
-  exc_tval_ = size == 2 ? raw16_ : w;
-  return false;
+// The per-beat path (fetch, execute, yield), kept in this file so that Fetch and Execute
+// inline into it.
+__attribute__((always_inline)) inline bool Iss::Impl::Fetch(uint64_t pc, uint32_t* raw,
+                                                            uint32_t* w, uint8_t* size) {
+  const uint64_t off = pc - kRamBase;
+  if (off > kRamSize - 2) return false;
+  uint16_t lo;
+  std::memcpy(&lo, ram_.get() + off, 2);
+  if ((lo & 3) != 3) {
+    *raw = lo;
+    *size = 2;
+    *w = expand_[lo];
+    return true;
+  }
+  if (off > kRamSize - 4) return false;
+  std::memcpy(raw, ram_.get() + off, 4);
+  *size = 4;
+  *w = *raw;
+  return true;
 }
 
-bool Iss::Impl::Amo(uint32_t w, uint8_t size) {
-  const uint32_t rd = Bits(w, 11, 7), rs1 = Bits(w, 19, 15), rs2 = Bits(w, 24, 20);
-  const uint32_t f3 = Bits(w, 14, 12), f5 = Bits(w, 31, 27);
-  if (f3 != 2 && f3 != 3) return Illegal(w, size);
-  const bool dw = f3 == 3;
-  const uint64_t addr = x_[rs1], src = x_[rs2];
-  const uint64_t align = dw ? 7 : 3;
-  if (f5 == 0x02) {  // lr
-    if (rs2 != 0) return Illegal(w, size);
-    if ((addr & align) != 0) {
-      exc_cause_ = 4;
-      exc_tval_ = addr;
-      return false;
-    }
-    uint64_t v;
-    if (dw) {
-      if (!Load(addr, &v)) return false;
-    } else {
-      int32_t v32;
-      if (!Load(addr, &v32)) return false;
-      v = static_cast<uint64_t>(static_cast<int64_t>(v32));
-    }
-    x_[rd] = v;
-    res_valid_ = true;
-    res_addr_ = addr;
-    return true;
-  }
-  if (f5 == 0x03) {  // sc: as QEMU, a failing SC (no matching reservation) touches no memory
-    if (!res_valid_ || res_addr_ != addr) {
-      res_valid_ = false;
-      x_[rd] = 1;
-      return true;
-    }
-    if ((addr & align) != 0) {
-      exc_cause_ = 6;
-      exc_tval_ = addr;
-      return false;
-    }
-    res_valid_ = false;
-    if (!(dw ? Store(addr, src) : Store(addr, static_cast<uint32_t>(src)))) return false;
-    x_[rd] = 0;
-    return true;
-  }
-  switch (f5) {
-    case 0x01:
-    case 0x00:
-    case 0x04:
-    case 0x0c:
-    case 0x08:
-    case 0x10:
-    case 0x14:
-    case 0x18:
-    case 0x1c:
-      break;
-    default:
-      return Illegal(w, size);
-  }
-  if ((addr & align) != 0) {
-    exc_cause_ = 6;
-    exc_tval_ = addr;
+bool Iss::Impl::Step(Retired* out) {
+  if (stop_ != StopReason::kRunning) return false;
+  if (beats_ >= opts_.max_instructions) {
+    stop_ = StopReason::kMaxInstructions;
     return false;
   }
-  uint64_t old;
-  if (dw) {
-    if (!Load(addr, &old)) return false;
+  if (retired_ == next_irq_) {
+    csr_.mip |= kMipMsip;
+    AdvanceSchedule();
+  }
+  const uint64_t pc = pc_;
+  if ((csr_.mip & csr_.mie & kMipMsip) != 0 && (csr_.mstatus & kMstatusMie) != 0) {
+    const uint64_t cause = (1ULL << 63) | 3;
+    EnterTrap(cause, 0, pc);
+    *out = Retired{pc, next_pc_, cause, 0, 0, 0, IType::kInterrupt, 3, false};
+    pc_ = next_pc_;
+    ++beats_;
+    return true;
+  }
+  uint32_t raw = 0, w = 0;
+  uint8_t size = 0;
+  bool ok;
+  if (!Fetch(pc, &raw, &w, &size)) {
+    if (last_fetch_fault_pc_ == pc) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "fetch from unmapped 0x%" PRIx64 " (trap loop)", pc);
+      fatal_ = buf;
+      stop_ = StopReason::kFatal;
+      return false;
+    }
+    last_fetch_fault_pc_ = pc;
+    exc_cause_ = 1;  // instruction access fault
+    exc_tval_ = pc;
+    ok = false;
+  } else if (w == 0) {
+    exc_cause_ = 2;  // illegal instruction; mtval = the instruction bits
+    exc_tval_ = raw;
+    ok = false;
   } else {
-    int32_t v32;
-    if (!Load(addr, &v32)) return false;
-    old = static_cast<uint64_t>(static_cast<int64_t>(v32));
+    raw16_ = static_cast<uint16_t>(raw);
+    ok = Execute(w, pc, size);
   }
-  const uint64_t o = dw ? old : Sx32(old), s = dw ? src : Sx32(src);
-  const uint64_t uo = dw ? old : (old & 0xffffffffULL), us = dw ? src : (src & 0xffffffffULL);
-  uint64_t r;
-  switch (f5) {
-    case 0x01:
-      r = s;
-      break;
-    case 0x00:
-      r = o + s;
-      break;
-    case 0x04:
-      r = o ^ s;
-      break;
-    case 0x0c:
-      r = o & s;
-      break;
-    case 0x08:
-      r = o | s;
-      break;
-    case 0x10:
-      r = static_cast<int64_t>(o) < static_cast<int64_t>(s) ? o : s;
-      break;
-    case 0x14:
-      r = static_cast<int64_t>(o) > static_cast<int64_t>(s) ? o : s;
-      break;
-    case 0x18:
-      r = uo < us ? o : s;
-      break;
-    default:
-      r = uo > us ? o : s;
-      break;
+  ++beats_;
+  if (!ok) {
+    EnterTrap(exc_cause_, exc_tval_, pc);
+    *out = Retired{pc, next_pc_, exc_cause_, exc_tval_, raw, size, IType::kException, 3, false};
+    pc_ = next_pc_;
+    return true;
   }
-  if (!(dw ? Store(addr, r) : Store(addr, static_cast<uint32_t>(r)))) {
-    exc_cause_ = 7;
-    return false;
-  }
-  x_[rd] = old;
+  x_[0] = 0;
+  ++retired_;
+  *out = Retired{pc, next_pc_, 0, 0, raw, size, itype_, 3, true};
+  pc_ = next_pc_;
   return true;
 }
 
-bool Iss::Impl::Csr(uint32_t w, uint8_t size) {
-  const uint32_t rd = Bits(w, 11, 7), rs1 = Bits(w, 19, 15), f3 = Bits(w, 14, 12);
-  const uint32_t csr = Bits(w, 31, 20);
-  if (f3 == 4) return Illegal(w, size);
-  const uint64_t operand = (f3 & 4) != 0 ? rs1 : x_[rs1];
-  const bool writes = (f3 & 3) == 1 || rs1 != 0;
-  if (writes && (csr >> 10) == 3) return Illegal(w, size);  // read-only CSR
-  uint64_t* reg = nullptr;
-  uint64_t old;
-  uint64_t wmask = ~0ULL;
-  const uint64_t instret = retired_;
-  switch (csr) {
-    case 0x300:
-      old = csr_.mstatus;
-      reg = &csr_.mstatus;
-      wmask = kMstatusMie | kMstatusMpie;
-      break;
-    case 0x301:
-      old = kMisa;
-      wmask = 0;
-      break;
-    case 0x304:
-      old = csr_.mie;
-      reg = &csr_.mie;
-      wmask = kMieMask;
-      break;
-    case 0x305:
-      old = csr_.mtvec;
-      reg = &csr_.mtvec;
-      break;
-    case 0x306:
-      old = csr_.mcounteren;
-      reg = &csr_.mcounteren;
-      wmask = 0xffffffffULL;
-      break;
-    case 0x320:
-      old = csr_.mcountinhibit;
-      reg = &csr_.mcountinhibit;
-      wmask = 0xfffffffdULL;
-      break;
-    case 0x340:
-      old = csr_.mscratch;
-      reg = &csr_.mscratch;
-      break;
-    case 0x341:
-      old = csr_.mepc;
-      reg = &csr_.mepc;
-      wmask = ~1ULL;
-      break;
-    case 0x342:
-      old = csr_.mcause;
-      reg = &csr_.mcause;
-      break;
-    case 0x343:
-      old = csr_.mtval;
-      reg = &csr_.mtval;
-      break;
-    case 0x344:
-      old = csr_.mip;
-      wmask = 0;
-      break;  // MSIP is set/cleared through the CLINT
-    case 0xb00:
-    case 0xc00:
-    case 0xc01:
-      old = instret + csr_.mcycle_offset;
-      break;
-    case 0xb02:
-    case 0xc02:
-      old = instret + csr_.minstret_offset;
-      break;
-    case 0xf11:
-    case 0xf12:
-    case 0xf13:
-    case 0xf14:
-    case 0xf15:
-      old = 0;
-      break;
-    default:
-      return Illegal(w, size);
-  }
-  if (writes) {
-    uint64_t v;
-    switch (f3 & 3) {
-      case 1:
-        v = operand;
-        break;
-      case 2:
-        v = old | operand;
-        break;
-      default:
-        v = old & ~operand;
-        break;
-    }
-    if (csr == 0xb00) {
-      csr_.mcycle_offset = v - instret - 1;  // the write is seen after this instruction retires
-    } else if (csr == 0xb02) {
-      csr_.minstret_offset = v - instret - 1;
-    } else if (csr == 0x305) {
-      if ((v & 3) < 2) csr_.mtvec = v;  // as QEMU: reserved modes leave mtvec unchanged
-    } else if (reg != nullptr) {
-      *reg = (*reg & ~wmask) | (v & wmask);
-    }
-  }
-  x_[rd] = old;
-  return true;
-}
+bool Iss::Step(Retired* out) { return impl_->Step(out); }
 
 }  // namespace ctte::oracle

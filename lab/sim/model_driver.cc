@@ -1,9 +1,8 @@
 // ModelDriver: two-clock harness (see model_driver.h).
 #include "lab/sim/model_driver.h"
 
-#include <chrono>
-
 #include "base/check.h"
+#include "base/phase_sampler.h"
 #include "lab/failure.h"
 #include "regmap/registers.h"
 
@@ -37,9 +36,13 @@ Status ModelDriver::OpenFst(const std::string& path) {
 void ModelDriver::AttachSink(SinkPattern* pattern, CaptureRing* ring) {
   pattern_ = pattern;
   ring_ = ring;
-  ready_ = pattern_ ? (pattern_->Next() ? 1 : 0) : 1;
-  t_.set_sink_ready(m_, ready_);
+  SetReady(pattern_ ? (pattern_->Next() ? 1 : 0) : 1);
   measure_stall_ = true;
+}
+
+void ModelDriver::Eval() {
+  phase::Scope in_model(phase::kModel);
+  t_.eval(m_, fab_level_, sink_level_);
 }
 
 void ModelDriver::SetIdle() {
@@ -47,12 +50,9 @@ void ModelDriver::SetIdle() {
   t_.set_ingress(m_, &idle);
 }
 
-Status ModelDriver::CheckFailed() {
-  if (t_.failed(m_)) {
-    const char* msg = t_.failure_message(m_);
-    return RtlAssertionError(msg ? msg : "(no message)");
-  }
-  return Status::Ok();
+Status ModelDriver::FailedStatus() {
+  const char* msg = t_.failure_message(m_);
+  return RtlAssertionError(msg ? msg : "(no message)");
 }
 
 Status ModelDriver::Step(bool* fabric_rose, bool* sink_rose) {
@@ -81,19 +81,12 @@ Status ModelDriver::Step(bool* fabric_rose, bool* sink_rose) {
       }
     }
   }
-  if (o_.time_evals) {
-    const auto t0 = std::chrono::steady_clock::now();
-    t_.eval(m_, fab_level_, sink_level_);
-    eval_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  } else {
-    t_.eval(m_, fab_level_, sink_level_);
-  }
+  Eval();
   ++evals_;
   if (*fabric_rose) ++fabric_cycles_;
   if (*sink_rose) {
     ++sink_cycles_;
-    ready_ = pattern_ ? (pattern_->Next() ? 1 : 0) : 1;
-    t_.set_sink_ready(m_, ready_);
+    SetReady(pattern_ ? (pattern_->Next() ? 1 : 0) : 1);  // an unchanged input is not re-set
   }
   return CheckFailed();
 }
@@ -135,11 +128,11 @@ Status ModelDriver::WriteReg(uint32_t offset, uint32_t value) {
 
 Status ModelDriver::ReadReg(uint32_t offset, uint32_t* value) {
   t_.set_reg_bus(m_, 0, offset, 0);
-  t_.eval(m_, fab_level_, sink_level_);
+  Eval();
   ++evals_;
   *value = t_.reg_rdata(m_);
   t_.set_reg_bus(m_, 0, reg::kTeControl, 0);
-  t_.eval(m_, fab_level_, sink_level_);
+  Eval();
   ++evals_;
   return CheckFailed();
 }

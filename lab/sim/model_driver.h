@@ -9,6 +9,8 @@
 // sampled at the next fabric rising edge. The register bus idles at address 0 (trTeControl), so
 // reg_rdata() after any edge is the current trTeControl without an extra eval.
 // After every eval the model's failed() flag is checked: an RTL assertion ends the run.
+// Each eval() runs under phase::kModel (base/phase_sampler.h), so a bench can sample the share
+// of host time inside the model.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +28,7 @@ class ModelDriver {
   struct Options {
     uint64_t fabric_half_units = 15;
     uint64_t sink_half_units = 15;
-    uint64_t seed = 1;        ///< model X-initialization seed
-    bool time_evals = false;  ///< measure host time spent in eval() (bench only)
+    uint64_t seed = 1;  ///< model X-initialization seed
   };
   ModelDriver(const ctte_image_table& table, const Options& options);
   ~ModelDriver();
@@ -59,12 +60,22 @@ class ModelDriver {
   uint64_t evals() const { return evals_; }
   /// Longest run of sink cycles (since AttachSink) with ready=1, trTeEmpty=0 and no byte offered.
   uint64_t max_ready_stall() const { return max_ready_stall_; }
-  double eval_seconds() const { return eval_seconds_; }
 
  private:
   /// One eval step to the next clock toggle; sets *fabric_rose / *sink_rose.
   Status Step(bool* fabric_rose, bool* sink_rose);
-  Status CheckFailed();
+  Status CheckFailed() {
+    if (t_.failed(m_) == 0) return Status::Ok();
+    return FailedStatus();
+  }
+  Status FailedStatus();
+  void Eval();
+  void SetReady(int ready) {
+    if (ready != ready_) {
+      ready_ = ready;
+      t_.set_sink_ready(m_, ready_);
+    }
+  }
 
   const ctte_image_table& t_;
   Options o_;
@@ -79,7 +90,6 @@ class ModelDriver {
   uint64_t fabric_cycles_ = 0, sink_cycles_ = 0, evals_ = 0;
   bool measure_stall_ = false;
   uint64_t ready_stall_ = 0, max_ready_stall_ = 0;
-  double eval_seconds_ = 0;
 };
 
 }  // namespace ctte::lab

@@ -27,6 +27,7 @@
 #include <fstream>
 
 #include "base/files.h"
+#include "base/phase_sampler.h"
 #include "base/random.h"
 #include "base/sha256.h"
 #include "base/text.h"
@@ -157,7 +158,6 @@ Status SimBoard::NewModel(uint64_t seed) {
   o.fabric_half_units = fabric_pll_.half_period_units();
   o.sink_half_units = sink_pll_.half_period_units();
   o.seed = seed;
-  o.time_evals = options_.time_split;
   driver_ = std::make_unique<ModelDriver>(image_->table(), o);
   return Status::Ok();
 }
@@ -256,6 +256,7 @@ Result<Capture> SimBoard::Run(const RunPlan& plan) {
     return Status::InvalidArgument("plan.sink: bursty ranges must have 1 <= min <= max");
   }
   const auto wall0 = std::chrono::steady_clock::now();
+  const phase::Scope in_board(phase::kBoardHarness);
   split_ = RunTimeSplit{};
   Result<oracle::ProgramImage> prog = oracle::ProgramImage::Load(plan.workload_elf);
   if (!prog.ok()) return prog.status();
@@ -288,15 +289,10 @@ Result<Capture> SimBoard::Run(const RunPlan& plan) {
   size_t next_edge = 0;
   uint64_t beat_index = 0;
   oracle::Retired r;
-  double iss_s = 0;
-  const bool timed = options_.time_split;
   for (;;) {
-    bool more = false;
-    if (timed) {
-      const auto t0 = std::chrono::steady_clock::now();
-      more = iss.Step(&r);
-      iss_s += Since(t0);
-    } else {
+    bool more;
+    {
+      const phase::Scope in_iss(phase::kBoardIss);
       more = iss.Step(&r);
     }
     if (!more) break;
@@ -374,8 +370,6 @@ Result<Capture> SimBoard::Run(const RunPlan& plan) {
   c.ready_stall_measured = true;
   c.wall_seconds = Since(wall0);
   split_.total_s = c.wall_seconds;
-  split_.iss_s = iss_s;
-  split_.eval_s = d.eval_seconds();
   split_.evals = d.evals();
   return c;
 }

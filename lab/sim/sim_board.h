@@ -33,12 +33,12 @@ struct SimBoardOptions {
   /// (and by the next board's Create when this one was killed first).
   std::string slot_dir;
   std::string serial;    ///< "" = "sim-<pid>-<n>"
-  bool time_split = false;  ///< measure ISS and eval host time (bench only)
 };
 
-/// Host-time split of the last Run() (only with SimBoardOptions::time_split).
+/// Counts of the last Run() (where its host time went is sampled by phase: Run() is
+/// phase::kBoardHarness, the ISS kBoardIss, each eval() kModel; see base/phase_sampler.h).
 struct RunTimeSplit {
-  double total_s = 0, iss_s = 0, eval_s = 0;
+  double total_s = 0;
   uint64_t evals = 0;
 };
 

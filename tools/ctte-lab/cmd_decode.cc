@@ -31,19 +31,19 @@ struct DecodeArgs {
   bool implicit_return = false;
 };
 
-// Collects PCs as text (or nowhere) and keeps the markers.
+// Streams PCs to a file (or nowhere) and keeps the markers.
 class CliSink : public oracle::PcSink {
  public:
-  explicit CliSink(std::string* out) : out_(out) {}
+  explicit CliSink(OutputFileWriter* out) : out_(out) {}
   void OnPcs(const uint64_t* pcs, size_t n) override {
     if (out_ == nullptr) return;
-    for (size_t i = 0; i < n; ++i) *out_ += HexShort(pcs[i]) + "\n";
+    for (size_t i = 0; i < n; ++i) out_->AppendHexLine(pcs[i]);
   }
   void OnMarker(const Marker& m) override { markers.push_back(m); }
   std::vector<Marker> markers;
 
  private:
-  std::string* out_;
+  OutputFileWriter* out_;
 };
 
 // Prints every message and every problem of the stream, in stream order.
@@ -79,16 +79,16 @@ int RunDecode(const DecodeArgs& a) {
                   m.ToString().c_str());
     }
   }
-  // --pcs goes through base/output.h: refused up front (FIFO, symlink, device, missing parent),
-  // written once the decode is over.
+  std::unique_ptr<OutputFileWriter> pcs;
   if (!a.pcs.empty()) {
-    if (Status s = CheckOutputPath(a.pcs); !s.ok()) {
-      std::fprintf(stderr, "ctte-lab decode: --pcs: %s\n", s.ToString().c_str());
+    Result<std::unique_ptr<OutputFileWriter>> w = OutputFileWriter::Open(a.pcs);
+    if (!w.ok()) {
+      std::fprintf(stderr, "ctte-lab decode: --pcs: %s\n", w.status().ToString().c_str());
       return kExitUsage;
     }
+    pcs = std::move(*w);
   }
-  std::string pcs;
-  CliSink sink(a.pcs.empty() ? nullptr : &pcs);
+  CliSink sink(pcs.get());
   oracle::DecodeOptions opt;
   opt.reconstruct.implicit_return = a.implicit_return;
   oracle::Reconstructor rec(*image, opt.reconstruct, &sink);
@@ -110,9 +110,9 @@ int RunDecode(const DecodeArgs& a) {
     rec.OnMessage(m);
   }
   rec.Finish();
-  if (!a.pcs.empty()) {
-    if (Status s = WriteOutputFile(a.pcs, pcs); !s.ok()) {
-      std::fprintf(stderr, "ctte-lab decode: --pcs: %s\n", s.ToString().c_str());
+  if (pcs != nullptr) {
+    if (Status st = pcs->Commit(); !st.ok()) {
+      std::fprintf(stderr, "ctte-lab decode: --pcs: %s\n", st.ToString().c_str());
       return kExitUsage;
     }
   }

@@ -48,14 +48,17 @@ int RunIss(const IssFlags& f) {
     std::fprintf(stderr, "ctte-lab iss: %s\n", image.status().ToString().c_str());
     return kExitUsage;
   }
-  const bool want_pcs = !f.pcs_path.empty();
-  if (want_pcs) {  // refused before the run: a FIFO, symlink, device or missing parent
-    if (Status s = CheckOutputPath(f.pcs_path); !s.ok()) {
-      std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", s.ToString().c_str());
+  // --pcs through base/output.h: refused before the run (FIFO, symlink, device, missing
+  // parent), streamed in chunks into a temporary file renamed over the target at the end.
+  std::unique_ptr<OutputFileWriter> pcs;
+  if (!f.pcs_path.empty()) {
+    Result<std::unique_ptr<OutputFileWriter>> w = OutputFileWriter::Open(f.pcs_path);
+    if (!w.ok()) {
+      std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", w.status().ToString().c_str());
       return kExitUsage;
     }
+    pcs = std::move(*w);
   }
-  std::string pcs;  // written through base/output.h once the run is over
   oracle::IssOptions opts;
   opts.max_instructions = f.max_instructions;
   opts.interrupt_at = f.interrupts;
@@ -65,10 +68,10 @@ int RunIss(const IssFlags& f) {
   oracle::Retired r;
   while (iss.Step(&r)) {
     ++itypes[static_cast<size_t>(r.itype) & 15];
-    if (want_pcs && r.retires) pcs += HexShort(r.pc) + "\n";
+    if (pcs && r.retires) pcs->AppendHexLine(r.pc);
   }
-  if (want_pcs) {
-    if (Status s = WriteOutputFile(f.pcs_path, pcs); !s.ok()) {
+  if (pcs) {
+    if (Status s = pcs->Commit(); !s.ok()) {
       std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", s.ToString().c_str());
       return kExitUsage;
     }
