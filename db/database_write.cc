@@ -7,6 +7,7 @@
 #include "base/text.h"
 #include "db/database.h"
 #include "db/pins.h"
+#include "db/schema.h"
 #include "db/run_columns.h"
 #include "db/statement.h"
 
