@@ -172,6 +172,11 @@ Result<DeployReceipt> RemoteBoard::Deploy(const DeployRequest& request) {
   Json f{{"name", request.name},
          {"expected_sha256", request.expected_sha256},
          {"expected_build_id", Hex64(request.expected_build_id)}};
+  if (!request.registers.empty()) {
+    Json regs = Json::object();
+    for (const auto& [name, offset] : request.registers) regs[name] = offset;
+    f["registers"] = std::move(regs);
+  }
   CTTE_ASSIGN_OR_RETURN(const Reply r, Call("deploy", std::move(f), std::move(bytes),
                                             options_.deploy_timeout_ms));
   CTTE_ASSIGN_OR_RETURN(const Json* j, Member(r.header, "deploy", "receipt"));
