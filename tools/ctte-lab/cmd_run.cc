@@ -2,7 +2,9 @@
 // board run as a child process (and the determinism twin on a second one with --twin). Takes the
 // capture options (tools/ctte-lab/plan_flags.h, turned into a RunConfig by runner/cli_config.h)
 // or a RunConfig file (--config FILE, as printed by `campaign draw --json` or in `run --json`'s
-// "config"). Prints the eight verdicts with evidence (docs/verdicts.md).
+// "config"). Prints the eight verdicts with evidence (docs/verdicts.md). `--board zynq
+// [--sysroot DIR] [--emulated-fabric]` runs the child as `ctte-board --board zynq`
+// (docs/zynq-board.md).
 // Exit: 0 green, 1 red, 2 usage or infrastructure error, 3 invalid measurement.
 #include <CLI/CLI.hpp>
 
