@@ -67,4 +67,29 @@ Result<PowerCycleResult> PowerCycle(UsbBackend& backend, const std::string& hub_
                          std::to_string(o.come_back_ms) + " ms");
 }
 
+bool PowerCycleBoard(UsbBackend* backend, const BoardUsbLink& link, const PowerCycleOptions& o,
+                     std::string* note) {
+  if (link.hub_port.empty()) {
+    *note = "no usb.hub_port in the inventory: not power-cycled";
+    return false;
+  }
+  if (backend == nullptr) {
+    *note = "no USB subsystem: not power-cycled";
+    return false;
+  }
+  Result<std::vector<UsbDevice>> devs = backend->List();
+  if (!devs.ok() || devs->empty()) {
+    *note = devs.ok() ? "no USB devices on this machine: not power-cycled" : devs.status().ToString();
+    return false;
+  }
+  Result<PowerCycleResult> r = PowerCycle(*backend, link.hub_port, link.serial, o);
+  if (!r.ok()) {
+    *note = r.status().ToString();
+    return false;
+  }
+  *note = "hub port " + link.hub_port + " power-cycled; serial " + link.serial + " back after " +
+          std::to_string(r->waited_ms) + " ms";
+  return true;
+}
+
 }  // namespace ctte::lab::usb

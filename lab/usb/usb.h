@@ -63,4 +63,17 @@ struct PowerCycleResult {
 Result<PowerCycleResult> PowerCycle(UsbBackend& backend, const std::string& hub_port,
                                     const std::string& serial, const PowerCycleOptions& options);
 
+/// A board's USB link as the inventory names it (lab.json "usb").
+struct BoardUsbLink {
+  std::string serial;
+  std::string hub_port;  ///< "" = no switchable port known
+};
+
+/// The soak's power-cycle before quarantine (runner/board_health.h, before_quarantine): one
+/// PowerCycle of the board's hub port. True when the serial came back; false, with `*note`
+/// saying why, when there is nothing to do (no hub port, no backend, no USB devices) or the
+/// cycle failed.
+bool PowerCycleBoard(UsbBackend* backend, const BoardUsbLink& link,
+                     const PowerCycleOptions& options, std::string* note);
+
 }  // namespace ctte::lab::usb

@@ -134,4 +134,22 @@ int RunPowerCycle(const LabUsbFlags& f, lab::usb::UsbBackend* backend) {
   return kExitOk;
 }
 
+std::function<bool(const runner::QuarantineRequest&)> PowerCycleBeforeQuarantine(
+    std::vector<lab::net::InventoryBoard> boards) {
+  return [boards = std::move(boards)](const runner::QuarantineRequest& q) {
+    for (const lab::net::InventoryBoard& b : boards) {
+      if (b.name != q.board) continue;
+      if (b.usb.hub_port.empty()) return false;
+      Result<std::unique_ptr<lab::usb::LibusbBackend>> usb = lab::usb::LibusbBackend::Create();
+      std::string note;
+      const bool back = lab::usb::PowerCycleBoard(usb.ok() ? usb->get() : nullptr,
+                                                  {b.usb.serial, b.usb.hub_port}, {}, &note);
+      std::fprintf(stderr, "ctte-lab soak: %s before quarantine: %s\n", q.board.c_str(),
+                   note.c_str());
+      return back;
+    }
+    return false;
+  };
+}
+
 }  // namespace ctte::cli

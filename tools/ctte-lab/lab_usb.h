@@ -4,9 +4,14 @@
 // and exit 0.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "lab/net/inventory.h"
 #include "lab/usb/usb.h"
+#include "runner/board_health.h"
 
 namespace ctte::cli {
 
@@ -21,5 +26,10 @@ int RunLabUsb(const LabUsbFlags& f, lab::usb::UsbBackend* backend);
 int RunPowerCycle(const LabUsbFlags& f, lab::usb::UsbBackend* backend);
 /// The real backend, or nullptr with the reason printed (no USB subsystem).
 std::unique_ptr<lab::usb::UsbBackend> OpenLibusb(const char* command);
+
+/// The soak's before_quarantine hook: power-cycles the board's hub port through libusb
+/// (lab::usb::PowerCycleBoard), says what it did on stderr.
+std::function<bool(const runner::QuarantineRequest&)> PowerCycleBeforeQuarantine(
+    std::vector<lab::net::InventoryBoard> boards);
 
 }  // namespace ctte::cli

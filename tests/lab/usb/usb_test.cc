@@ -116,6 +116,37 @@ TEST(UsbTest, PowerCycleReportsAMissingHub) {
   EXPECT_FALSE(PowerCycle(hub, "nonsense", "BOARD-7", o).ok());
 }
 
+// The soak's before-quarantine power cycle: one cycle when the hub port is known and devices
+// are there, nothing (false, saying why) otherwise.
+TEST(UsbTest, PowerCycleBoardForTheSoakSeam) {
+  PowerCycleOptions o;
+  o.sleep = [](int) {};
+  FakeHub hub;
+  std::string note;
+  EXPECT_TRUE(PowerCycleBoard(&hub, {"BOARD-7", "1-2.3"}, o, &note)) << note;
+  EXPECT_EQ(hub.requests.size(), 2u);
+  EXPECT_NE(note.find("power-cycled"), std::string::npos);
+  FakeHub untouched;
+  EXPECT_FALSE(PowerCycleBoard(&untouched, {"BOARD-7", ""}, o, &note));
+  EXPECT_NE(note.find("no usb.hub_port"), std::string::npos);
+  EXPECT_TRUE(untouched.requests.empty());
+  EXPECT_FALSE(PowerCycleBoard(nullptr, {"BOARD-7", "1-2.3"}, o, &note));
+  FakeHub gone;
+  gone.never_back = true;
+  o.come_back_ms = 500;
+  EXPECT_FALSE(PowerCycleBoard(&gone, {"BOARD-7", "1-2.3"}, o, &note));
+  EXPECT_NE(note.find("did not come back"), std::string::npos) << note;
+  struct Empty : UsbBackend {
+    Result<std::vector<UsbDevice>> List() override { return std::vector<UsbDevice>{}; }
+    Status SetPortPower(const std::string&, int, bool) override {
+      ADD_FAILURE() << "no request without devices";
+      return Status::Ok();
+    }
+  } empty;
+  EXPECT_FALSE(PowerCycleBoard(&empty, {"BOARD-7", "1-2.3"}, o, &note));
+  EXPECT_NE(note.find("no USB devices"), std::string::npos);
+}
+
 // The real libusb on this host: it initialises or says why not, and lists what there is (on the
 // build machines: nothing), without needing a device.
 TEST(UsbTest, RealLibusbListsOrSaysWhy) {
