@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,10 @@ struct DeployRequest {
   std::vector<uint8_t> bytes;      ///< or the image itself
   std::string expected_sha256;     ///< from the manifest; "" = do not check at the target
   uint64_t expected_build_id = 0;  ///< from the manifest; 0 = do not check at the target
+  /// The design's register map from the manifest: register name -> byte offset in the design's
+  /// register window. Empty = not declared (boards that address registers through reg:: offsets,
+  /// like SimBoard, ignore it; ZynqBoard needs it: it addresses nothing the map does not name).
+  std::map<std::string, uint32_t> registers;
 };
 
 struct DeployReceipt {

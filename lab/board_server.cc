@@ -156,6 +156,17 @@ Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop,
       if (!b.ok()) return Response(id, b.status());
       d.expected_build_id = *b;
     }
+    if (h.contains("registers")) {  // optional: the manifest's register map
+      const Json& regs = h["registers"];
+      if (!regs.is_object()) return Response(id, Status::InvalidArgument("registers: expected an object"));
+      for (auto it = regs.begin(); it != regs.end(); ++it) {
+        if (!it.value().is_number_unsigned() || it.value().get<uint64_t>() > 0xffffffffu) {
+          return Response(id, Status::InvalidArgument("registers." + it.key() +
+                                                      ": expected an unsigned 32-bit offset"));
+        }
+        d.registers[it.key()] = it.value().get<uint32_t>();
+      }
+    }
     d.bytes = std::move(req.payload);
     return Deploy(board, options, id, std::move(d), payload_sha);
   }

@@ -5,6 +5,7 @@
 
 #include "base/files.h"
 #include "base/json.h"
+#include "base/text.h"
 #include "lab/wire.h"
 
 namespace ctte::lab {
@@ -62,6 +63,27 @@ Result<ImageManifest> ImageManifest::Load(const std::string& path) {
                                        fmax.dump()));
   }
   m.fmax_mhz = fmax.get<double>();
+  if (j.contains("registers")) {
+    const Json& regs = j["registers"];
+    if (!regs.is_object()) return err(Status::InvalidArgument("registers: expected an object"));
+    for (auto it = regs.begin(); it != regs.end(); ++it) {
+      uint64_t off = 0;
+      if (it.value().is_string()) {
+        Result<uint64_t> o = wire::ParseHexU64(it.value().get<std::string>(), "registers." + it.key());
+        if (!o.ok()) return err(o.status());
+        off = *o;
+      } else if (it.value().is_number_unsigned()) {
+        off = it.value().get<uint64_t>();
+      } else {
+        return err(Status::InvalidArgument("registers." + it.key() + ": expected a hex offset"));
+      }
+      if (off > 0xffffffffu || off % 4 != 0) {
+        return err(Status::InvalidArgument("registers." + it.key() + ": offset " + Hex64(off) +
+                                           " is not a 32-bit aligned offset"));
+      }
+      m.registers[it.key()] = static_cast<uint32_t>(off);
+    }
+  }
   m.image_path = (!file.empty() && file[0] == '/') ? file : DirName(path) + "/" + file;
   return m;
 }
@@ -72,6 +94,7 @@ DeployRequest ImageManifest::ToDeployRequest() const {
   d.path = image_path;
   d.expected_sha256 = sha256;
   d.expected_build_id = build_id;
+  d.registers = registers;
   return d;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "base/status.h"
@@ -23,12 +24,16 @@ struct ImageManifest {
   std::string verilator_version;
   std::string image_path;      ///< the .so, resolved relative to the manifest's directory
   std::string manifest_path;
+  /// The design's register map ("registers": {name: "0x..." offset}); empty when the manifest
+  /// has none. A register the map does not name is absent from the design (docs/zynq-board.md).
+  std::map<std::string, uint32_t> registers;
 
   /// Loads and validates the keys rtl/cmake/write_manifest.cmake writes (docs/rtl.md); errors
   /// name the file and the key. Required: name, sha256 (64 hex digits), build_id, and fmax_mhz
   /// > 0 (it arms the closure gate). Optional, but an error when wrongly typed: caps, xlen
   /// (unsigned integers), rtl_digest, verilator_version, image (strings; image defaults to
-  /// "<name>.so"). Other keys are ignored.
+  /// "<name>.so"), registers (an object of register name -> offset, "0x..." or an unsigned
+  /// integer below 2^32). Other keys are ignored.
   static Result<ImageManifest> Load(const std::string& path);
   /// A DeployRequest for this image carrying the manifest's expectations.
   DeployRequest ToDeployRequest() const;

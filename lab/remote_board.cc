@@ -210,6 +210,11 @@ Result<DeployReceipt> RemoteBoard::Deploy(const DeployRequest& request) {
   Json f{{"name", request.name},
          {"expected_sha256", request.expected_sha256},
          {"expected_build_id", Hex64(request.expected_build_id)}};
+  if (!request.registers.empty()) {
+    Json regs = Json::object();
+    for (const auto& [name, offset] : request.registers) regs[name] = offset;
+    f["registers"] = std::move(regs);
+  }
   if (options_.payload_cache) {
     // By hash: the bytes travel only when the agent's cache lacks them.
     const std::string sha = Sha256Hex(bytes);

@@ -241,6 +241,13 @@ Result<uint32_t> SimBoard::ReadReg(uint32_t offset) {
 
 Result<Capture> SimBoard::Run(const RunPlan& plan) {
   if (!image_) return Status::Unavailable("no image deployed");
+  Result<oracle::ProgramImage> prog = oracle::ProgramImage::Load(plan.workload_elf);
+  if (!prog.ok()) return prog.status();
+  return RunProgram(*prog, plan);
+}
+
+Result<Capture> SimBoard::RunProgram(const oracle::ProgramImage& program, const RunPlan& plan) {
+  if (!image_) return Status::Unavailable("no image deployed");
   if (plan.ring_bytes == 0) return Status::InvalidArgument("plan.ring_bytes must be > 0");
   if (plan.stall.ipc_den == 0 || plan.stall.ipc_num == 0 ||
       plan.stall.ipc_num > plan.stall.ipc_den) {
@@ -258,13 +265,11 @@ Result<Capture> SimBoard::Run(const RunPlan& plan) {
   const auto wall0 = std::chrono::steady_clock::now();
   const phase::Scope in_board(phase::kBoardHarness);
   split_ = RunTimeSplit{};
-  Result<oracle::ProgramImage> prog = oracle::ProgramImage::Load(plan.workload_elf);
-  if (!prog.ok()) return prog.status();
   oracle::IssOptions iss_opts;
   iss_opts.max_instructions = plan.iss.max_instructions;
   iss_opts.interrupt_at = plan.iss.interrupt_at;
   iss_opts.interrupt_every = plan.iss.interrupt_every;
-  oracle::Iss iss(*prog, iss_opts);
+  oracle::Iss iss(program, iss_opts);
 
   CTTE_RETURN_IF_ERROR(NewModel(plan.model_seed));
   ModelDriver& d = *driver_;

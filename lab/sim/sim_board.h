@@ -20,6 +20,10 @@
 #include "lab/sim/image_loader.h"
 #include "lab/sim/model_driver.h"
 
+namespace ctte::oracle {
+class ProgramImage;
+}
+
 namespace ctte::lab {
 
 /// Removes the folders "ctte-board-<pid>-*" in `tmp_dir` that belong to this user and whose pid
@@ -54,6 +58,9 @@ class SimBoard : public Board {
   Status WriteReg(uint32_t offset, uint32_t value) override;
   Result<uint32_t> ReadReg(uint32_t offset) override;
   Result<Capture> Run(const RunPlan& plan) override;
+  /// Run() with the workload already loaded (plan.workload_elf is not read): what a harness
+  /// that finds the program in its guest memory runs (the Zynq fabric emulator).
+  Result<Capture> RunProgram(const oracle::ProgramImage& program, const RunPlan& plan);
 
   const RunTimeSplit& last_split() const { return split_; }
   const std::string& slot_dir() const { return slot_dir_; }

@@ -2,9 +2,12 @@
 # SHA-256 of the file as built. Invoked as:
 #   cmake -DIMAGE=<.so> -DOUT=<manifest.json> -DNAME=... -DPROFILE=... -DPROFILE_ID=...
 #         -DBUILD_ID=<16 hex> -DCAPS=... -DXLEN=... -DFMAX=... -DRTL_DIGEST=... -DVERILATOR=...
-#         -DLOG_QDEPTH=... -DLOG_FIFO=... -DMUTANT=... -DABI=... -P write_manifest.cmake
+#         -DLOG_QDEPTH=... -DLOG_FIFO=... -DMUTANT=... -DABI=...
+#         -DREGMAP=<regmap.json> -DHARNESS_REGMAP=<lab/zynq/harness_regmap.json> -P write_manifest.cmake
+# "registers" is the design's register map (name -> offset): the encoder's registers from
+# regmap/regmap.json and the ZynqBoard harness's (docs/zynq-board.md).
 foreach(var IMAGE OUT NAME PROFILE PROFILE_ID BUILD_ID CAPS XLEN FMAX RTL_DIGEST VERILATOR
-            LOG_QDEPTH LOG_FIFO MUTANT ABI)
+            LOG_QDEPTH LOG_FIFO MUTANT ABI REGMAP HARNESS_REGMAP)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "write_manifest.cmake: -D${var}=... is required")
   endif()
@@ -13,6 +16,20 @@ if(NOT EXISTS "${IMAGE}")
   message(FATAL_ERROR "write_manifest.cmake: image '${IMAGE}' does not exist")
 endif()
 file(SHA256 "${IMAGE}" image_sha256)
+set(registers "")
+foreach(map_file "${REGMAP}" "${HARNESS_REGMAP}")
+  file(READ "${map_file}" map_doc)
+  string(JSON nreg LENGTH "${map_doc}" registers)
+  math(EXPR last "${nreg} - 1")
+  foreach(i RANGE ${last})
+    string(JSON rname GET "${map_doc}" registers ${i} name)
+    string(JSON roff GET "${map_doc}" registers ${i} offset)
+    if(NOT registers STREQUAL "")
+      string(APPEND registers ",")
+    endif()
+    string(APPEND registers "\n    \"${rname}\": \"${roff}\"")
+  endforeach()
+endforeach()
 get_filename_component(image_file "${IMAGE}" NAME)
 file(WRITE "${OUT}.tmp" "{
   \"name\": \"${NAME}\",
@@ -29,7 +46,9 @@ file(WRITE "${OUT}.tmp" "{
   \"mutant\": ${MUTANT},
   \"abi_version\": ${ABI},
   \"rtl_digest\": \"${RTL_DIGEST}\",
-  \"verilator_version\": \"${VERILATOR}\"
+  \"verilator_version\": \"${VERILATOR}\",
+  \"registers\": {${registers}
+  }
 }
 ")
 file(RENAME "${OUT}.tmp" "${OUT}")

@@ -68,6 +68,30 @@ TEST(ImageManifestTest, WronglyTypedXlenIsAnError_bad) {
   ExpectRejected(Manifest("94.4", "64.5"), "xlen");
 }
 
+// The register map (docs/zynq-board.md): name -> offset, carried into the deploy request.
+TEST(ImageManifestTest, ReadsTheRegisterMap) {
+  std::string text = Manifest("94.4");
+  text.insert(text.size() - 1, ", \"registers\": {\"trTeControl\": \"0x000\", \"ctteCaps\": 268}");
+  Result<ImageManifest> m = ImageManifest::Load(Write(text));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_EQ(m->registers.size(), 2u);
+  EXPECT_EQ(m->registers.at("ctteCaps"), 0x10Cu);
+  EXPECT_EQ(m->ToDeployRequest().registers, m->registers);
+  EXPECT_TRUE(ImageManifest::Load(Write(Manifest("94.4")))->registers.empty());
+}
+
+TEST(ImageManifestTest, MalformedRegisterMapIsAnError_bad) {
+  for (const char* bad : {"[]", "{\"x\": \"0x3\"}", "{\"x\": \"zz\"}", "{\"x\": -4}",
+                          "{\"x\": \"0x100000000\"}"}) {
+    std::string text = Manifest("94.4");
+    text.insert(text.size() - 1, std::string(", \"registers\": ") + bad);
+    const std::string path = Write(text);
+    Result<ImageManifest> m = ImageManifest::Load(path);
+    ASSERT_FALSE(m.ok()) << bad;
+    EXPECT_NE(m.status().message().find("registers"), std::string::npos) << m.status().ToString();
+  }
+}
+
 // The aliases of earlier drafts ("fmax", "file", "capabilities", ...) are not read.
 TEST(ImageManifestTest, OnlyTheWrittenKeysAreRead) {
   std::string text = Manifest("");

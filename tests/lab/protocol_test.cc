@@ -208,6 +208,50 @@ TEST_F(ServedFakeTest, FailureKindsTravelAsDataWithTheMessageUnchanged) {
   EXPECT_TRUE(client_->alive());  // the served board answered every time
 }
 
+// The manifest's register map travels with the deploy (ZynqBoard needs it); a malformed one is
+// refused by the server naming the key.
+TEST(BoardServerTest, DeployCarriesTheRegisterMap) {
+  struct Recording : FakeBoard {
+    DeployRequest last;
+    Result<DeployReceipt> Deploy(const DeployRequest& r) override {
+      last = r;
+      return FakeBoard::Deploy(r);
+    }
+  };
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  Recording fake;
+  Status served;
+  std::thread server([&] { served = ServeBoard(fake, sv[1], sv[1], {}); });
+  {
+    std::unique_ptr<RemoteBoard> client = RemoteBoard::Connect(sv[0], RemoteBoardOptions{});
+    DeployRequest d;
+    d.name = "img";
+    d.bytes = {1, 2, 3};
+    d.registers = {{"trTeControl", 0x0}, {"cttehCoreStatus", 0x804}};
+    ASSERT_TRUE(client->Deploy(d).ok());
+    EXPECT_EQ(fake.last.registers, d.registers);
+    d.registers.clear();
+    ASSERT_TRUE(client->Deploy(d).ok());
+    EXPECT_TRUE(fake.last.registers.empty());
+    (void)client->Shutdown();
+  }
+  server.join();
+  ::close(sv[1]);
+  int raw[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, raw), 0);
+  std::thread server2([&] { served = ServeBoard(fake, raw[1], raw[1], {}); });
+  FrameReader reader(raw[0]);
+  ASSERT_TRUE(WriteFrame(raw[0], Frame{R"({"v":1,"id":1,"op":"deploy","name":"x","registers":{"a":-1}})", {1}}).ok());
+  Result<Frame> f = reader.Read(5000);
+  ASSERT_TRUE(f.ok());
+  EXPECT_NE(f->header.find("registers.a: expected an unsigned 32-bit offset"), std::string::npos)
+      << f->header;
+  ::close(raw[0]);
+  server2.join();
+  ::close(raw[1]);
+}
+
 TEST(BoardServerTest, BadRequestsGetErrorsAndTheServerGoesOn) {
   int sv[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);

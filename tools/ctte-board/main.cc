@@ -1,4 +1,6 @@
-// ctte-board: serves one simulated board over the board protocol (docs/board-protocol.md).
+// ctte-board: serves one board over the board protocol (docs/board-protocol.md): a simulated
+// board (--board sim, the default) or a Zynq UltraScale+ under Linux (--board zynq, lab/zynq/,
+// docs/zynq-board.md; --sysroot DIR prefixes every path it touches).
 //   ctte-board --stdio             protocol on stdin/stdout (how RemoteBoard runs it)
 //   ctte-board --unix PATH         listen on a Unix socket, one client at a time
 //   ctte-board --listen tcp:HOST:PORT --cert F --key F --ca F
@@ -22,6 +24,7 @@
 #include "lab/board_server.h"
 #include "lab/net/agent.h"
 #include "lab/sim/sim_board.h"
+#include "lab/zynq/zynq_board.h"
 
 #ifndef CTTE_VERSION
 #define CTTE_VERSION "unknown"
@@ -101,7 +104,7 @@ bool ParseListen(const std::string& spec, std::string* host, uint16_t* port) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"ctte-board: serves one simulated board over the board protocol"};
+  CLI::App app{"ctte-board: serves one board (simulated, or a Zynq UltraScale+) over the board protocol"};
   app.set_version_flag("--version", std::string("ctte-board ") + CTTE_VERSION);
   bool stdio = false;
   std::string unix_path, slot_dir, serial;
@@ -110,6 +113,15 @@ int main(int argc, char** argv) {
   app.add_option("--unix", unix_path, "serve on a Unix socket at PATH");
   app.add_option("--slot-dir", slot_dir, "fabric slot directory (default: a temporary one)");
   app.add_option("--serial", serial, "board serial (default: sim-<pid>-0)");
+  std::string board_kind = "sim";
+  ctte::lab::zynq::ZynqBoardOptions zynq;
+  app.add_option("--board", board_kind, "sim (default) or zynq")
+      ->check(CLI::IsMember({"sim", "zynq"}));
+  app.add_option("--sysroot", zynq.sysroot, "zynq: root prefix of every path (default /)");
+  app.add_option("--uio-name", zynq.uio_name, "zynq: the design's UIO device name (default ctte_harness)");
+  app.add_option("--udmabuf", zynq.udmabuf, "zynq: the capture ring's u-dma-buf (default udmabuf0)");
+  app.add_flag("--emulated-fabric", zynq.emulated_fabric,
+               "zynq: the fabric emulator serves the registers (tests only)");
   app.add_flag("--test-ops", server.test_ops, "accept TEST_* requests (supervision tests)");
   std::string listen;
   ctte::lab::net::AgentOptions agent;
@@ -168,19 +180,32 @@ int main(int argc, char** argv) {
       }
     };
   }
-  ctte::lab::SimBoardOptions sim;
-  sim.slot_dir = slot_dir;
-  sim.serial = serial;
-  auto board = ctte::lab::SimBoard::Create(sim);
-  if (!board.ok()) {
-    std::fprintf(stderr, "ctte-board: %s\n", board.status().ToString().c_str());
-    return 2;
+  std::unique_ptr<ctte::lab::Board> owned;
+  if (board_kind == "zynq") {
+    zynq.serial = serial;
+    auto z = ctte::lab::zynq::ZynqBoard::Create(zynq);
+    if (!z.ok()) {
+      std::fprintf(stderr, "ctte-board: %s\n", z.status().ToString().c_str());
+      return 2;
+    }
+    owned = std::move(*z);
+  } else {
+    ctte::lab::SimBoardOptions sim;
+    sim.slot_dir = slot_dir;
+    sim.serial = serial;
+    auto b = ctte::lab::SimBoard::Create(sim);
+    if (!b.ok()) {
+      std::fprintf(stderr, "ctte-board: %s\n", b.status().ToString().c_str());
+      return 2;
+    }
+    owned = std::move(*b);
   }
-  if (!unix_path.empty()) return ServeUnix(**board, unix_path, server);
+  ctte::lab::Board* const board = owned.get();
+  if (!unix_path.empty()) return ServeUnix(*board, unix_path, server);
   if (!listen.empty()) {
     // As with --stdio, a model's $display must not reach anything that could be a protocol.
     ::dup2(2, 1);
-    auto a = ctte::lab::net::Agent::Listen(**board, agent);
+    auto a = ctte::lab::net::Agent::Listen(*board, agent);
     if (!a.ok()) {
       std::fprintf(stderr, "ctte-board: %s\n", a.status().ToString().c_str());
       return 2;
@@ -198,7 +223,7 @@ int main(int argc, char** argv) {
   // lands on stderr instead of corrupting frames.
   const int proto_out = ::dup(1);
   ::dup2(2, 1);
-  const ctte::Status s = ctte::lab::ServeBoard(**board, 0, proto_out, server, nullptr);
+  const ctte::Status s = ctte::lab::ServeBoard(*board, 0, proto_out, server, nullptr);
   if (!s.ok()) {
     std::fprintf(stderr, "ctte-board: %s\n", s.ToString().c_str());
     return 2;

@@ -1,6 +1,7 @@
 // `ctte-lab lab init-ca DIR` and `ctte-lab lab issue NAME --ca DIR [--out DIR]`: the lab's
 // certificates (lab/net/pki.h, docs/lab.md). Keys are written 0600; existing files are never
-// overwritten.
+// overwritten. `lab usb` and `lab power-cycle BOARD`: USB devices and hub port power
+// (tools/ctte-lab/lab_usb.h).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "lab/net/pki.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/lab_usb.h"
 
 namespace ctte::cli {
 namespace {
@@ -28,7 +30,7 @@ int Report(const char* what, const Status& s) {
 }
 
 const Registrar kRegistrar{Command{
-    "lab", "Lab certificates: `lab init-ca DIR`, `lab issue NAME --ca DIR [--out DIR]`", 42,
+    "lab", "Lab certificates (`lab init-ca DIR`, `lab issue NAME --ca DIR`) and USB (`lab usb`, `lab power-cycle BOARD`)", 42,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<LabFlags>();
       sub.require_subcommand(1);
@@ -39,7 +41,31 @@ const Registrar kRegistrar{Command{
       issue->add_option("NAME", f->name, "board or runner name")->required();
       issue->add_option("--ca", f->issue_ca, "the CA directory (from init-ca)")->required();
       issue->add_option("--out", f->out, "output directory (default: the CA directory)");
-      return [f, init, issue]() -> int {
+      auto u = std::make_shared<LabUsbFlags>();
+      CLI::App* usb = sub.add_subcommand(
+          "usb", "List USB devices (vendor, product, serial, port path); mark the inventory's boards");
+      usb->add_option("--lab", u->lab_file, "lab inventory (lab.json): mark its boards by usb.serial");
+      usb->add_flag("--json", u->json, "print the devices as JSON");
+      CLI::App* cycle = sub.add_subcommand(
+          "power-cycle", "Switch a board's USB hub port off and on; wait for its serial to return");
+      cycle->add_option("BOARD", u->board, "inventory board name")->required();
+      cycle->add_option("--lab", u->lab_file, "lab inventory (default lab.json)");
+      cycle->add_option("--off-ms", u->off_ms, "milliseconds the port stays off (default 2000)")
+          ->check(CLI::Range(0, 60000));
+      cycle->add_option("--timeout-ms", u->come_back_ms,
+                        "bound on waiting for the serial to return (default 20000)")
+          ->check(CLI::Range(0, 600000));
+      return [f, init, issue, u, usb, cycle]() -> int {
+        if (usb->parsed()) {
+          std::unique_ptr<lab::usb::UsbBackend> b = OpenLibusb("usb");
+          if (!b && !u->json) return kExitOk;  // said so
+          return RunLabUsb(*u, b.get());
+        }
+        if (cycle->parsed()) {
+          if (u->lab_file.empty()) u->lab_file = "lab.json";
+          std::unique_ptr<lab::usb::UsbBackend> b = OpenLibusb("power-cycle");
+          return RunPowerCycle(*u, b.get());
+        }
         if (init->parsed()) {
           const int rc = Report("init-ca", lab::net::InitCa(f->ca_dir));
           if (rc == kExitOk) std::printf("wrote %s/ca.key (0600) and %s/ca.crt\n", f->ca_dir.c_str(), f->ca_dir.c_str());

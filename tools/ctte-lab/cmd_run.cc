@@ -2,7 +2,9 @@
 // board run as a child process (and the determinism twin on a second one with --twin). Takes the
 // capture options (tools/ctte-lab/plan_flags.h, turned into a RunConfig by runner/cli_config.h)
 // or a RunConfig file (--config FILE, as printed by `campaign draw --json` or in `run --json`'s
-// "config"). Prints the eight verdicts with evidence (docs/verdicts.md).
+// "config"). Prints the eight verdicts with evidence (docs/verdicts.md). `--board zynq
+// [--sysroot DIR] [--emulated-fabric]` runs the child as `ctte-board --board zynq`
+// (docs/zynq-board.md).
 // Exit: 0 green, 1 red, 2 usage or infrastructure error, 3 invalid measurement.
 #include <CLI/CLI.hpp>
 
@@ -24,6 +26,8 @@ struct RunFlags {
   std::string config_file, image_dir = CTTE_DEFAULT_IMAGE_DIR;
   std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR, stream_out;
   bool twin = false;
+  std::string board = "sim", sysroot;
+  bool emulated_fabric = false;
 };
 
 int Usage(const Status& s) {
@@ -53,6 +57,15 @@ int RunRun(const RunFlags& f) {
 
   lab::RemoteBoardOptions bo;
   bo.board_path = BoardPathNextToSelf();
+  if (f.board == "zynq") {
+    // The board child runs ZynqBoard (docs/zynq-board.md); one board: no twin on one fabric.
+    if (f.twin) return Usage(Status::InvalidArgument("--twin needs two boards; --board zynq is one"));
+    bo.args = {"--stdio", "--board", "zynq"};
+    if (!f.sysroot.empty()) bo.args.insert(bo.args.end(), {"--sysroot", f.sysroot});
+    if (f.emulated_fabric) bo.args.push_back("--emulated-fabric");
+  } else if (!f.sysroot.empty() || f.emulated_fabric) {
+    return Usage(Status::InvalidArgument("--sysroot and --emulated-fabric need --board zynq"));
+  }
   Result<std::unique_ptr<lab::RemoteBoard>> board = lab::RemoteBoard::Spawn(bo);
   if (!board.ok()) return Usage(board.status());
   std::unique_ptr<lab::RemoteBoard> twin;
@@ -112,6 +125,11 @@ const Registrar kRegistrar{Command{
           ->check(Unsigned());
       sub.add_option("--stream-out", f->stream_out, "write the captured bytes here");
       sub.add_flag("--twin", f->twin, "run the determinism twin on a second board");
+      sub.add_option("--board", f->board, "board child: sim (default) or zynq (ctte-board --board)")
+          ->check(CLI::IsMember({"sim", "zynq"}));
+      sub.add_option("--sysroot", f->sysroot, "zynq: the board's root prefix (default /)");
+      sub.add_flag("--emulated-fabric", f->emulated_fabric,
+                   "zynq: registers served by the fabric emulator (tests)");
       return [f] { return RunRun(*f); };
     }}};
 

@@ -27,6 +27,7 @@
 #include "db/database.h"
 #include "base/log.h"
 #include "lab/net/inventory.h"
+#include "tools/ctte-lab/lab_usb.h"
 #include "reports/csv_report.h"
 #include "reports/html_report.h"
 #include "reports/junit_report.h"
@@ -212,6 +213,9 @@ int RunSoakCommand(const SoakFlags& f) {
     o.open_board = [boards = inv->boards, opts = o.board](unsigned slot) {
       return lab::net::OpenInventoryBoard(boards.at(slot), opts);
     };
+    // Power-cycle a board once before quarantining it, when the inventory names its hub port
+    // (docs/lab.md, "USB"): true = its serial came back, and the health check decides.
+    o.health.before_quarantine = PowerCycleBeforeQuarantine(inv->boards);
   }
   if (Status st = CheckOutputPaths(f.db_path, f.report_dir); !st.ok()) return Usage(st.ToString());
   Result<LogLevel> log_level = ParseLogLevel(f.log_level, "--log-level");

@@ -1,0 +1,64 @@
+// The fabric emulator (a test fixture): plays the programmable logic and the Linux drivers
+// behind a ZynqBoard's root prefix, so ZynqBoard runs end to end on a machine without an FPGA.
+//
+// Create() lays out the tree a freshly booted board shows (docs/zynq-board.md, "The fixture
+// tree"): the FPGA manager (state "unknown", nothing loaded), the clk debugfs rates, a sparse
+// /dev/mem holding CRL_APB with the firmware-left PL0/PL1_REF_CTRL (100 MHz), and the u-dma-buf
+// ring. Start() runs a thread that
+//  - watches fpga_manager/fpga0/firmware: on a name, loads lib/firmware/<name> (the encoder
+//    image .so) into a SimBoard, finds its register map in the image manifests of `image_dir`
+//    by SHA-256, sets state ("operating", or what `load_state` injects), creates the UIO
+//    device the design's overlay would (sys/class/uio/uio0, maps 0..2, dev/uio0.map0 the
+//    register mailbox, .map1 guest memory, .map2 plan memory), then empties `firmware`;
+//  - answers the register mailbox by the manifest's map: encoder registers go to the model,
+//    harness registers (lab/zynq/harness_regmap.json) are the harness; an undeclared offset is
+//    a bus error;
+//  - on cttehCoreControl.RUN: reads the plan block and the program from plan and guest memory,
+//    the clocks from PL0/PL1_REF_CTRL, runs SimBoard::RunProgram on a worker thread, and writes
+//    the capture into the ring at stream offset mod ring size, the counters into the harness
+//    registers, and DONE into cttehCoreStatus.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "base/status.h"
+#include "lab/zynq/pl_clock.h"
+
+namespace ctte::lab::zynq {
+
+struct FabricEmulatorOptions {
+  std::string sysroot;                 ///< created when missing
+  std::string image_dir;               ///< image manifests (build/images)
+  std::string uio_name = "ctte_harness";
+  PlSourceRates rates{1'500'000'000, 1'000'000'000, 0};  ///< iopll, rpll, dpll_to_lpd
+  uint64_t ring_bytes = 64ull << 20;   ///< the u-dma-buf size
+  uint64_t ring_phys = 0x7f000000;
+  uint64_t guest_bytes = 64ull << 20;
+  uint64_t plan_bytes = 1ull << 20;
+  std::string load_state = "operating";  ///< what the FPGA manager reports after a load
+  bool create_uio = true;              ///< false: the overlay declares no UIO device
+};
+
+class FabricEmulator {
+ public:
+  static Result<std::unique_ptr<FabricEmulator>> Create(const FabricEmulatorOptions& options);
+  ~FabricEmulator();  ///< stops the thread
+  void Start();
+  void Stop();
+  /// The last error the emulator met (a load it could not do, a run's harness fault).
+  std::string last_error() const;
+
+  struct Impl;
+
+ private:
+  explicit FabricEmulator(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ctte::lab::zynq
