@@ -228,6 +228,18 @@ ReportModel TriageModel() {
     b.legs.push_back(l);
   }
   m.bisections.push_back(b);
+  db::PairRate p;
+  p.factor_a = "mode";
+  p.value_a = "btm";
+  p.factor_b = "sync";
+  p.value_b = "halfwords:6";
+  p.runs = 5;
+  p.red = 5;
+  p.rate = 1.0;
+  p.rate_a = 0.4;
+  p.rate_b = 0.5;
+  p.excess = 0.5;
+  m.pairs = {p};
   m.nights = {Night(1, 0x11, 0, 3), Night(2, 0x12, 0, 0), Night(3, 0x13, 2, 0), Night(4, 0x14, 5, 0)};
   return m;
 }
@@ -251,6 +263,7 @@ TEST(TriageHtmlTest, TriageAndTrendSectionsInText) {
             std::string::npos);
   EXPECT_EQ(testing::CountOf(h, "class=\"not-bisected\""), 1u);  // the other red run
   EXPECT_NE(h.find("<section id=\"trend\">"), std::string::npos);
+  EXPECT_EQ(testing::CountOf(h, "<tr class=\"pair\">"), 1u);
   // Two verdicts failed in some night: two lines; liveness never failed: no line.
   EXPECT_EQ(testing::CountOf(h, "class=\"trend-line\""), 2u);
   EXPECT_EQ(h.find("data-verdict=\"liveness\""), std::string::npos);
@@ -266,7 +279,7 @@ TEST(TriageHtmlTest, TriageAndTrendSectionsInText) {
 TEST(TriageHtmlTest, OneNightHasNoTrend) {
   const std::string h = RenderHtml(testing::FixtureModel());
   EXPECT_EQ(h.find("id=\"trend\""), std::string::npos);
-  EXPECT_NE(h.find("<section id=\"pairs\">"), std::string::npos);
+  EXPECT_EQ(h.find("id=\"plot-trend\""), std::string::npos);
 }
 
 TEST(TriageHtmlTest, HeadlessChromiumRendersTriageAndTrend) {

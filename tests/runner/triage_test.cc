@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "db/database.h"
@@ -36,6 +37,13 @@ struct Cmd {
   int exit_code = -1;
   std::string out;
 };
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 Cmd RunLab(const std::string& args) {
   const std::string cmd = std::string(CTTE_LAB_PATH) + " " + args + " 2>&1";
@@ -120,9 +128,7 @@ TEST_F(TriageTest, CrossTermBisectionNamesExactlyModeAndSyncAndRecordsEveryLeg) 
   Cmd r = RunLab("report xterm --db " + *db_ + " --junit " + *dir_ + "/x.junit.xml --html " +
                  *dir_ + "/x.html");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  std::ifstream junit(*dir_ + "/x.junit.xml"), html(*dir_ + "/x.html");
-  const std::string jx((std::istreambuf_iterator<char>(junit)), {});
-  const std::string hx((std::istreambuf_iterator<char>(html)), {});
+  const std::string jx = Slurp(*dir_ + "/x.junit.xml"), hx = Slurp(*dir_ + "/x.html");
   EXPECT_NE(jx.find("; culprit: mode,sync"), std::string::npos);
   EXPECT_NE(hx.find("id=\"triage-run-" + std::to_string(run) + "\""), std::string::npos);
   EXPECT_NE(hx.find("ctte-lab run --config " + minimal), std::string::npos);
@@ -183,8 +189,7 @@ TEST_F(TriageTest, NightsListCampaignsOfOneNameAcrossSeeds) {
   EXPECT_TRUE(j[1]["verdicts"].contains("decode_integrity"));
   Cmd r = RunLab("report flaky --db " + *db_ + " --html " + *dir_ + "/f.html");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  std::ifstream html(*dir_ + "/f.html");
-  const std::string hx((std::istreambuf_iterator<char>(html)), {});
+  const std::string hx = Slurp(*dir_ + "/f.html");
   EXPECT_NE(hx.find("id=\"plot-trend\""), std::string::npos);
   EXPECT_NE(hx.find("class=\"trend-line\" data-verdict=\"decode_integrity\""), std::string::npos);
 }
