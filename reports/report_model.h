@@ -126,6 +126,9 @@ struct ReportModel {
   static constexpr size_t kTrendNights = 14;
   /// The culprit factors of the newest bisection of run `run_id` naming some ("" = none).
   std::string CulpritOf(int64_t run_id) const;
+  /// Boards the soak that writes this report quarantined ("NAME (reason)"; docs/lab.md). Not in
+  /// the database: set by `ctte-lab soak`, empty for `ctte-lab report`.
+  std::vector<std::string> quarantined;
 
   uint64_t Count(db::RunStatus status) const;
   /// The sums over `infrastructure` (board_id empty).
