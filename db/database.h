@@ -155,6 +155,7 @@ class Database {
                                                               int version);
 
  private:
+  friend class TriageStore;  // db/triage_store.h: the triage tables (migration "triage")
   static Result<std::unique_ptr<Database>> OpenForWriting(const std::string& path,
                                                           const Options& options, int version);
   Database(sqlite3* db, std::string path, bool read_only)

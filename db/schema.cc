@@ -3,6 +3,59 @@
 #include <cstddef>
 
 namespace ctte::db {
+namespace {
+
+// Migration "triage" (docs/triage.md): bisections and triages of red runs, their legs and each
+// leg's runs. Self-contained: it only references runs(id).
+const char* TriageMigration() {
+  return R"sql(
+CREATE TABLE bisections (
+  id                  INTEGER PRIMARY KEY,
+  run_id              INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  kind                TEXT NOT NULL CHECK (kind IN ('bisect', 'triage')),
+  created_at          TEXT NOT NULL,
+  repeats             INTEGER NOT NULL CHECK (repeats >= 1),
+  verdict             TEXT NOT NULL,
+  culprits            TEXT NOT NULL DEFAULT '',
+  summary             TEXT NOT NULL DEFAULT '',
+  baseline_json       TEXT CHECK (baseline_json IS NULL OR json_valid(baseline_json)),
+  minimal_config_json TEXT CHECK (minimal_config_json IS NULL OR json_valid(minimal_config_json)),
+  minimal_command     TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX bisections_run ON bisections(run_id);
+
+CREATE TABLE bisection_legs (
+  id           INTEGER PRIMARY KEY,
+  bisection_id INTEGER NOT NULL REFERENCES bisections(id) ON DELETE CASCADE,
+  ordinal      INTEGER NOT NULL CHECK (ordinal >= 0),
+  kind         TEXT NOT NULL,
+  factors      TEXT NOT NULL DEFAULT '',
+  config_json  TEXT NOT NULL CHECK (json_valid(config_json)),
+  verdict      TEXT NOT NULL,
+  red          INTEGER NOT NULL CHECK (red >= 0),
+  judged       INTEGER NOT NULL CHECK (judged >= red),
+  unsound      INTEGER NOT NULL CHECK (unsound >= 0),
+  lo           REAL NOT NULL CHECK (lo >= 0 AND lo <= 1),
+  hi           REAL NOT NULL CHECK (hi >= lo AND hi <= 1),
+  UNIQUE (bisection_id, ordinal)
+);
+
+CREATE TABLE bisection_runs (
+  id           INTEGER PRIMARY KEY,
+  leg_id       INTEGER NOT NULL REFERENCES bisection_legs(id) ON DELETE CASCADE,
+  repeat       INTEGER NOT NULL CHECK (repeat >= 0),
+  seed         TEXT NOT NULL CHECK (seed GLOB '0x[0-9a-f]*' AND length(seed) = 18),
+  status       TEXT NOT NULL CHECK (status IN ('green', 'red', 'invalid', 'infra')),
+  red_verdicts TEXT NOT NULL DEFAULT '',
+  reason       TEXT NOT NULL DEFAULT '',
+  board_serial TEXT NOT NULL DEFAULT '',
+  wall_ms      INTEGER CHECK (wall_ms IS NULL OR wall_ms >= 0),
+  UNIQUE (leg_id, repeat)
+);
+)sql";
+}
+
+}  // namespace
 
 const std::vector<const char*>& Migrations() {
   static const std::vector<const char*> migrations = {
@@ -111,6 +164,8 @@ CREATE INDEX runs_replay_of ON runs(replay_of) WHERE replay_of IS NOT NULL;
 )sql",
       // content pins: what each run ran, by SHA-256 (db/pins.cc).
       ContentPinsMigration(),
+      // triage: bisections, legs, leg runs (db/triage_store.cc).
+      TriageMigration(),
   };
   return migrations;
 }

@@ -1,4 +1,5 @@
 #include "reports/html_report.h"
+#include "reports/triage_html.h"
 
 #include <map>
 
@@ -313,6 +314,9 @@ std::string RenderHtml(const ReportModel& m) {
   h += VerdictTable(m);
   h += VerdictByFactor(m);
   h += RedTable(m);
+  h += TriageSection(m);
+  h += PairsSection(m);
+  h += TrendSection(m);
   h += NotJudgedTable(m);
   h += InfraSection(m);
   h += "<section id=\"runs\"><h2>Runs</h2><table id=\"runs-table\">" + RunRows(m, m.runs, false) +

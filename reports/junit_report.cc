@@ -103,8 +103,12 @@ std::string RenderJUnit(const ReportModel& model) {
       if (body.empty()) body = r.reason + "\n";
       body += "replay: " + r.replay_command + "\n";
       std::vector<std::string> failed = r.FailedVerdicts();
+      // A bisection that named a culprit (docs/triage.md) says which factor matters.
+      const std::string culprit = model.CulpritOf(r.id);
+      if (!culprit.empty()) body += "culprit factor (bisection): " + culprit + "\n";
       x += "      <failure" +
-           Attr("message", failed.empty() ? "red: " + r.reason : "red: " + Joined(failed)) +
+           Attr("message", (failed.empty() ? "red: " + r.reason : "red: " + Joined(failed)) +
+                               (culprit.empty() ? "" : "; culprit: " + culprit)) +
            Attr("type", "red") + ">" + XmlEscape(body) + "</failure>\n";
     } else {
       std::string why = std::string(db::RunStatusName(r.status)) +

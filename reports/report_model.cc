@@ -263,6 +263,14 @@ std::string ReplayCommand(int64_t run_id, const std::string& db_path) {
   return cmd;
 }
 
+std::string ReportModel::CulpritOf(int64_t run_id) const {
+  std::string culprits;
+  for (const db::BisectionRecord& b : bisections) {
+    if (b.run_id == run_id && b.kind == "bisect" && !b.culprits.empty()) culprits = b.culprits;
+  }
+  return culprits;
+}
+
 Result<ReportModel> BuildReportModel(const db::Database& db, const std::string& campaign,
                                      const ReportOptions& options) {
   ReportModel model;
@@ -289,6 +297,22 @@ Result<ReportModel> BuildReportModel(const db::Database& db, const std::string& 
   auto infra = db.InfraByBoardOfCampaign(model.campaign.id);
   if (!infra.ok()) return infra.status();
   model.infrastructure = std::move(*infra);
+  auto bisections = db::TriageStore::BisectionsOfCampaign(db, model.campaign.id);
+  if (!bisections.ok()) return bisections.status();
+  model.bisections = std::move(*bisections);
+  auto pairs = db::TriageStore::PairRates(db, model.campaign.name, ReportModel::kPairMinRuns,
+                                          model.campaign.id);
+  if (!pairs.ok()) return pairs.status();
+  model.pairs = std::move(*pairs);
+  auto nights = db::TriageStore::Nights(db, model.campaign.name);
+  if (!nights.ok()) return nights.status();
+  for (db::NightRow& n : *nights) {
+    if (n.campaign.id <= model.campaign.id) model.nights.push_back(std::move(n));
+  }
+  if (model.nights.size() > ReportModel::kTrendNights) {
+    model.nights.erase(model.nights.begin(),
+                       model.nights.end() - static_cast<std::ptrdiff_t>(ReportModel::kTrendNights));
+  }
 
   // Factors in the order of the first run that names them; values sorted as text.
   std::map<std::pair<size_t, std::string>, FactorValueCounts> counts;

@@ -15,6 +15,7 @@
 
 #include "base/status.h"
 #include "db/database.h"
+#include "db/triage_store.h"
 #include "reports/control_table.h"
 #include "db/records.h"
 
@@ -120,6 +121,16 @@ struct ReportModel {
   /// Per board: runs, infra attempts, retries, deaths, respawns (db::Database::InfraByBoard,
   /// the same rows `ctte-lab history` shows for a campaign name with one row).
   std::vector<db::BoardInfraCounts> infrastructure;
+  /// Triage (docs/triage.md): the bisections and triages of this campaign's runs, by run then
+  /// id; the pairs of factor values of its judged draws by excess (db::TriageStore::PairRates,
+  /// at least kPairMinRuns runs); the last nights of its name up to this row (kTrendNights).
+  std::vector<db::BisectionRecord> bisections;
+  std::vector<db::PairRate> pairs;
+  std::vector<db::NightRow> nights;
+  static constexpr uint64_t kPairMinRuns = 3;
+  static constexpr size_t kTrendNights = 14;
+  /// The culprit factors of the newest bisection of run `run_id` naming some ("" = none).
+  std::string CulpritOf(int64_t run_id) const;
   /// Boards the soak that writes this report quarantined ("NAME (reason)"; docs/lab.md). Not in
   /// the database: set by `ctte-lab soak`, empty for `ctte-lab report`.
   std::vector<std::string> quarantined;

@@ -71,14 +71,14 @@ module ctte_frontend
   // ---- mutant state (docs/mutants.md); constant 0 unless that mutant is compiled ----
   logic        held_q, held_d;      // MutantLateClose: the one late beat was traced
   logic        leaked_q, leaked_d;  // MutantWindowLeak: the one paused SYNC=5 was queued
-  logic [31:0] junk_q;              // MutantNondeterminism: never reset (power-on X)
+  logic [31:0] junk_q;              // MutantNondeterminism/FlakyStart: never reset (power-on X)
   logic        hold;
   // MutantLateClose: a pause (trTeInstTracing to 0, Enable still 1) takes effect only after one
   // more beat has been traced.
   assign hold = (Mutant == MutantLateClose) && open_q && !close_pend_q && !held_q &&
                 cfg_active && cfg_enable && !cfg_tracing && (cfg_mode != InstModeOff);
   assign win_eff = win_cond | hold;
-  if (Mutant == MutantNondeterminism) begin : g_junk
+  if (Mutant == MutantNondeterminism || Mutant == MutantFlakyStart) begin : g_junk
     always_ff @(posedge clk) junk_q <= junk_q;  // no reset: keeps its X-initialized value
   end else begin : g_no_junk
     assign junk_q = '0;
@@ -211,7 +211,10 @@ module ctte_frontend
         if (!lost_q || nrec != 2'd0) begin
           // Step 1 and 2.
           if (first) begin
-            r[nrec] = mk_prog_trace_sync(SyncTraceEnable, '0, {1'b0, in_iaddr[63:1]});
+            // MutantFlakyStart: on a power-up whose X state has junk bit 0 set, the window-open
+            // SYNC=5 names the instruction one half-word off.
+            r[nrec] = mk_prog_trace_sync(SyncTraceEnable, '0, {1'b0, in_iaddr[63:1]} ^
+                                         ((Mutant == MutantFlakyStart && junk_q[0]) ? 64'd1 : 64'd0));
             nbeat = 2'd1;
             icnt_w = '0;
             hist_w = HistEmpty;
@@ -226,8 +229,10 @@ module ctte_frontend
                                                        pend_w ? pbtype_w : BtypeJump, icnt_w,
                                                        {1'b0, in_iaddr[63:1]}, hist_w);
               end else begin
+                // MutantSyncIcnt: BTM with half-word periodic sync: the sync's I-CNT is one more.
                 r[nrec] = mk_indirect_branch_sync(SyncPeriodic, pend_w ? pbtype_w : BtypeJump,
-                                                  icnt_w, {1'b0, in_iaddr[63:1]});
+                    icnt_w + ((Mutant == MutantSyncIcnt && cfg_sync_mode == SyncModeHalfwords) ?
+                              IcntBits'(1) : IcntBits'(0)), {1'b0, in_iaddr[63:1]});
               end
               nbeat = 2'd1;
               icnt_w = '0;

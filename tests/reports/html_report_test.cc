@@ -173,3 +173,133 @@ TEST(HtmlReportTest, ScriptErrorIsReported_bad) {
 
 }  // namespace
 }  // namespace ctte::reports
+
+// ---- Triage sections (docs/triage.md, "Report") ----------------------------------------
+
+#include <algorithm>
+
+#include "reports/triage_html.h"
+
+namespace ctte::reports {
+namespace {
+
+db::NightRow Night(int64_t id, uint64_t seed, uint64_t di_fail, uint64_t la_fail) {
+  db::NightRow n;
+  n.campaign.id = id;
+  n.campaign.name = "fixture";
+  n.campaign.seed = seed;
+  n.campaign.created_at = "2026-11-0" + std::to_string(id) + "T02:00:00Z";
+  n.campaign.green = 10 - std::max(di_fail, la_fail);
+  n.campaign.red = std::max(di_fail, la_fail);
+  n.verdicts["decode_integrity"] = {10 - di_fail, di_fail};
+  n.verdicts["loss_accounting"] = {10 - la_fail, la_fail};
+  n.verdicts["liveness"] = {10, 0};
+  return n;
+}
+
+// The fixture with a bisection of its first red run and four nights: decode_integrity green,
+// green, red, red (first red night 3, last green night 2); loss_accounting red only in night 1.
+ReportModel TriageModel() {
+  ReportModel m = testing::FixtureModel();
+  const int64_t run = m.RedRuns().front()->id;
+  db::BisectionRecord b;
+  b.id = 7;
+  b.run_id = run;
+  b.kind = "bisect";
+  b.created_at = "2026-11-05T08:00:00Z";
+  b.repeats = 4;
+  b.verdict = "culprit";
+  b.culprits = "mode,sync";
+  b.summary = "culprit: mode, sync (reverting it turns the run green)";
+  b.minimal_command = "ctte-lab run --config out/triage/run-2-minimal.json";
+  const char* kinds[] = {"original", "single", "single", "single", "minimize"};
+  const char* factors[] = {"", "backpressure", "mode", "sync", "backpressure"};
+  const char* verdicts[] = {"reference", "innocent", "culprit", "culprit", "innocent"};
+  for (uint32_t i = 0; i < 5; ++i) {
+    db::BisectionLegRecord l;
+    l.ordinal = i;
+    l.kind = kinds[i];
+    l.factors = factors[i];
+    l.verdict = verdicts[i];
+    l.red = l.verdict == std::string("culprit") ? 0 : 4;
+    l.judged = 4;
+    l.lo = l.red ? 0.51 : 0.0;
+    l.hi = l.red ? 1.0 : 0.49;
+    b.legs.push_back(l);
+  }
+  m.bisections.push_back(b);
+  db::PairRate p;
+  p.factor_a = "mode";
+  p.value_a = "btm";
+  p.factor_b = "sync";
+  p.value_b = "halfwords:6";
+  p.runs = 5;
+  p.red = 5;
+  p.rate = 1.0;
+  p.rate_a = 0.4;
+  p.rate_b = 0.5;
+  p.excess = 0.5;
+  m.pairs = {p};
+  m.nights = {Night(1, 0x11, 0, 3), Night(2, 0x12, 0, 0), Night(3, 0x13, 2, 0), Night(4, 0x14, 5, 0)};
+  return m;
+}
+
+TEST(TriageHtmlTest, RedStreakNamesFirstRedAndLastGreenNight) {
+  const ReportModel m = TriageModel();
+  const StreakBounds di = RedStreak(m.nights, "decode_integrity");
+  EXPECT_EQ(di.first_red, 2);
+  EXPECT_EQ(di.last_green, 1);
+  const StreakBounds la = RedStreak(m.nights, "loss_accounting");  // green now
+  EXPECT_EQ(la.first_red, -1);
+  EXPECT_EQ(RedStreak(m.nights, "liveness").first_red, -1);
+}
+
+TEST(TriageHtmlTest, TriageAndTrendSectionsInText) {
+  const std::string h = RenderHtml(TriageModel());
+  EXPECT_NE(h.find("<section id=\"triage\">"), std::string::npos);
+  EXPECT_EQ(testing::CountOf(h, "<tr class=\"leg "), 5u);
+  EXPECT_EQ(testing::CountOf(h, "<tr class=\"leg leg-culprit\">"), 2u);
+  EXPECT_NE(h.find("<code class=\"minimal\">ctte-lab run --config out/triage/run-2-minimal.json"),
+            std::string::npos);
+  EXPECT_EQ(testing::CountOf(h, "class=\"not-bisected\""), 1u);  // the other red run
+  EXPECT_NE(h.find("<section id=\"trend\">"), std::string::npos);
+  EXPECT_EQ(testing::CountOf(h, "<tr class=\"pair\">"), 1u);
+  // Two verdicts failed in some night: two lines; liveness never failed: no line.
+  EXPECT_EQ(testing::CountOf(h, "class=\"trend-line\""), 2u);
+  EXPECT_EQ(h.find("data-verdict=\"liveness\""), std::string::npos);
+  const size_t row = h.find("<tr class=\"trend-verdict\"><td>decode_integrity</td>");
+  ASSERT_NE(row, std::string::npos);
+  const std::string cells = h.substr(row, h.find("</tr>", row) - row);
+  EXPECT_NE(cells.find("<td class=\"first-red\">campaign 3 "), std::string::npos) << cells;
+  EXPECT_NE(cells.find("<td class=\"last-green\">campaign 2 "), std::string::npos) << cells;
+}
+
+// The fixture alone (one night, no bisection) has no trend plot: the other report tests'
+// counts of plots stay as they were.
+TEST(TriageHtmlTest, OneNightHasNoTrend) {
+  const std::string h = RenderHtml(testing::FixtureModel());
+  EXPECT_EQ(h.find("id=\"trend\""), std::string::npos);
+  EXPECT_EQ(h.find("id=\"plot-trend\""), std::string::npos);
+}
+
+TEST(TriageHtmlTest, HeadlessChromiumRendersTriageAndTrend) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "chromium is not installed (scripts/setup installs it; or set CTTE_CHROMIUM)";
+  }
+  BrowserResult r = LoadInBrowser(chromium, RenderHtml(TriageModel()));
+  ASSERT_EQ(r.exit_code, 0) << r.dom;
+  EXPECT_EQ(r.console_errors, "");
+  EXPECT_NE(r.dom.find("data-ready=\"yes\""), std::string::npos);
+  for (const char* id : {"id=\"triage\"", "id=\"bisection-7\"", "id=\"pairs-table\"",
+                         "id=\"trend\"", "id=\"plot-trend\"", "id=\"trend-table\""}) {
+    EXPECT_NE(r.dom.find(id), std::string::npos) << id;
+  }
+  EXPECT_EQ(testing::CountOf(r.dom, "class=\"leg leg-"), 5u);
+  EXPECT_EQ(testing::CountOf(r.dom, "class=\"trend-line\""), 2u);
+  EXPECT_EQ(testing::CountOf(r.dom, "class=\"dot trend\""), 2u * 4u);
+  EXPECT_NE(r.dom.find("ctte-lab run --config out/triage/run-2-minimal.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ctte::reports

@@ -8,6 +8,8 @@
 #include <memory>
 
 #include "db/database.h"
+#include "db/triage_store.h"
+#include "reports/triage_text.h"
 #include "reports/control_table.h"
 #include "runner/campaign_spec.h"
 #include "runner/replay.h"
@@ -21,7 +23,63 @@ struct HistoryFlags {
   std::string db_path = "out/ctte.db";
   std::string campaign;
   bool json = false;
+  bool pairs = false;     ///< --pairs: fail rate per pair of factor values (docs/triage.md)
+  uint64_t min_runs = 3;  ///< --min-runs: pairs seen in fewer judged runs are left out
+  bool nights = false;    ///< --nights: campaigns of one name across seeds
 };
+
+// `history --pairs` and `history --nights` (docs/triage.md, "History").
+int RunPairsOrNights(db::Database& db, const HistoryFlags& f) {
+  using nlohmann::ordered_json;
+  if (f.nights) {
+    if (f.campaign.empty()) {
+      std::fprintf(stderr, "ctte-lab history: --nights needs --campaign NAME\n");
+      return kExitUsage;
+    }
+    auto nights = db::TriageStore::Nights(db, f.campaign);
+    if (!nights.ok()) {
+      std::fprintf(stderr, "ctte-lab: %s\n", nights.status().ToString().c_str());
+      return kExitUsage;
+    }
+    if (f.json) {
+      ordered_json j = ordered_json::array();
+      for (const db::NightRow& n : *nights) {
+        ordered_json v = ordered_json::object();
+        for (const auto& [name, c] : n.verdicts) v[name] = {{"pass", c.first}, {"fail", c.second}};
+        j.push_back({{"campaign_id", n.campaign.id}, {"seed", runner::SeedHex(n.campaign.seed)},
+                     {"created_at", n.campaign.created_at}, {"green", n.campaign.green},
+                     {"red", n.campaign.red}, {"invalid", n.campaign.invalid},
+                     {"infra", n.campaign.infra}, {"verdicts", v}});
+      }
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      std::printf("Nights of campaign %s (fail counts per verdict over judged draws)\n%s",
+                  f.campaign.c_str(), reports::FormatNights(*nights).c_str());
+    }
+    return kExitOk;
+  }
+  auto pairs = db::TriageStore::PairRates(db, f.campaign, f.min_runs);
+  if (!pairs.ok()) {
+    std::fprintf(stderr, "ctte-lab: %s\n", pairs.status().ToString().c_str());
+    return kExitUsage;
+  }
+  if (f.json) {
+    ordered_json j = ordered_json::array();
+    for (const db::PairRate& p : *pairs) {
+      j.push_back({{"factor_a", p.factor_a}, {"value_a", p.value_a}, {"factor_b", p.factor_b},
+                   {"value_b", p.value_b}, {"runs", p.runs}, {"red", p.red},
+                   {"fail_rate", p.rate}, {"fail_rate_a", p.rate_a}, {"fail_rate_b", p.rate_b},
+                   {"excess", p.excess}});
+    }
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("Fail rate per pair of factor values (judged draws; pairs seen in at least %llu "
+                "runs), by excess = pair rate - max(single rates)\n%s",
+                static_cast<unsigned long long>(f.min_runs),
+                reports::FormatPairs(*pairs, 0).c_str());
+  }
+  return kExitOk;
+}
 
 struct History {
   std::vector<db::CampaignSummary> campaigns;
@@ -189,6 +247,7 @@ int RunHistory(const HistoryFlags& f) {
     std::fprintf(stderr, "ctte-lab: %s\n", db.status().ToString().c_str());
     return kExitUsage;
   }
+  if (f.pairs || f.nights) return RunPairsOrNights(**db, f);
   History h;
   Status st = Collect(**db, f.campaign, &h);
   if (!st.ok()) {
@@ -214,6 +273,13 @@ const Registrar kRegistrar({
       sub.add_option("--db", flags->db_path, "database file (default out/ctte.db)");
       sub.add_option("--campaign", flags->campaign, "only campaigns with this name");
       sub.add_flag("--json", flags->json, "print JSON instead of tables");
+      sub.add_flag("--pairs", flags->pairs,
+                   "fail rate per pair of factor values, by excess over the single values");
+      sub.add_option("--min-runs", flags->min_runs,
+                     "--pairs: leave out pairs seen in fewer judged runs (default 3)")
+          ->check(CLI::Range(uint64_t{1}, uint64_t{1000000000}));
+      sub.add_flag("--nights", flags->nights,
+                   "campaigns of --campaign NAME across seeds, counts per verdict");
       return [flags]() { return RunHistory(*flags); };
     },
 });

@@ -9,6 +9,8 @@
 
 #include "base/json.h"
 #include "db/database.h"
+#include "db/triage_store.h"
+#include "reports/triage_text.h"
 #include "reports/control_table.h"
 #include "runner/replay.h"
 #include "runner/run_config.h"
@@ -53,6 +55,7 @@ int RunShow(const ShowFlags& f) {
   auto row = (*db)->RunById(f.run_id);
   if (!row.ok()) return Fail(Status::NotFound(row.status().message() + " in " + f.db_path));
   auto verdicts = (*db)->VerdictsOfRun(f.run_id);
+  auto bisections = db::TriageStore::BisectionsOfRun(**db, f.run_id);
   if (!verdicts.ok()) return Fail(verdicts.status());
   auto stream = (*db)->StreamOfRun(f.run_id);
   const bool bytes_kept = stream.ok();
@@ -134,6 +137,15 @@ int RunShow(const ShowFlags& f) {
                                   {"passed", control->passed}, {"reason", control->reason}}
                            : Json();
     j["campaign_unsound"] = unsound;
+    Json bis = Json::array();
+    if (bisections.ok()) {
+      for (const db::BisectionRecord& b : *bisections) {
+        bis.push_back({{"id", b.id}, {"kind", b.kind}, {"verdict", b.verdict},
+                       {"culprits", b.culprits}, {"summary", b.summary},
+                       {"legs", b.legs.size()}, {"minimal_command", b.minimal_command}});
+      }
+    }
+    j["bisections"] = bis;
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
   }
@@ -206,6 +218,12 @@ int RunShow(const ShowFlags& f) {
   }
   if (verdicts->empty()) std::printf("  (none: the run was not judged)\n");
   std::printf("replay:  %s\n", replay.c_str());
+  if (bisections.ok() && !bisections->empty()) {
+    std::printf("triage:\n");
+    for (const db::BisectionRecord& b : *bisections) {
+      std::printf("%s", reports::FormatBisection(b).c_str());
+    }
+  }
   return kExitOk;
 }
 

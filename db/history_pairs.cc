@@ -1,0 +1,122 @@
+// TriageStore::PairRates and Nights (see triage_store.h): cross-term and night-over-night
+// history.
+#include <algorithm>
+#include <array>
+
+#include "db/statement.h"
+#include "db/triage_store.h"
+
+namespace ctte::db {
+
+using internal::Statement;
+
+namespace {
+
+constexpr std::array<const char*, 9> kFactors = {
+    "image", "overflow_regime", "backpressure", "mode", "sync",
+    "workload", "window", "interrupts", "fabric_mhz"};
+
+// Judged draws (database.h's predicate, as in queries.cc): original, green or red, no control.
+constexpr const char* kJudgedDraw =
+    "r.replay_of IS NULL AND r.status IN ('green', 'red') AND "
+    "json_extract(r.config_json, '$.control') IS NULL";
+
+struct Tally {
+  uint64_t runs = 0, red = 0;
+  double rate() const { return runs ? static_cast<double>(red) / static_cast<double>(runs) : 0; }
+};
+
+}  // namespace
+
+Result<std::vector<PairRate>> TriageStore::PairRates(const Database& db,
+                                                     const std::string& campaign_name,
+                                                     uint64_t min_runs, int64_t campaign_id) {
+  const std::string sql =
+      std::string("SELECT CAST(json_extract(r.config_json, '$.image') AS TEXT), "
+                  "CAST(json_extract(r.config_json, '$.axes.overflow_regime') AS TEXT), "
+                  "CAST(json_extract(r.config_json, '$.axes.backpressure') AS TEXT), "
+                  "CAST(json_extract(r.config_json, '$.axes.mode') AS TEXT), "
+                  "CAST(json_extract(r.config_json, '$.axes.sync') AS TEXT), "
+                  "CAST(json_extract(r.config_json, '$.axes.workload') AS TEXT), "
+                  "CAST(json_extract(r.config_json, '$.axes.window') AS TEXT), "
+                  "CAST(json_extract(r.config_json, '$.axes.interrupts') AS TEXT), "
+                  "CAST(json_extract(r.config_json, '$.axes.fabric_mhz') AS TEXT), r.status "
+                  "FROM runs r JOIN campaigns c ON c.id = r.campaign_id "
+                  "WHERE (?1 = '' OR c.name = ?1) AND (?2 = 0 OR c.id = ?2) AND ") +
+      kJudgedDraw;
+  Statement s(db.db_, sql.c_str());
+  s.Bind(1, campaign_name);
+  s.Bind(2, campaign_id);
+  using Key1 = std::pair<size_t, std::string>;
+  using Key2 = std::pair<Key1, Key1>;
+  std::map<Key1, Tally> single;
+  std::map<Key2, Tally> pair;
+  while (true) {
+    auto more = s.Step();
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    const bool red = s.Text(9) == "red";
+    std::array<std::string, kFactors.size()> v;
+    for (size_t i = 0; i < kFactors.size(); ++i) v[i] = s.Text(static_cast<int>(i));
+    for (size_t i = 0; i < kFactors.size(); ++i) {
+      if (v[i].empty()) continue;
+      Tally& t = single[{i, v[i]}];
+      ++t.runs;
+      t.red += red ? 1 : 0;
+      for (size_t j = i + 1; j < kFactors.size(); ++j) {
+        if (v[j].empty()) continue;
+        Tally& p = pair[{{i, v[i]}, {j, v[j]}}];
+        ++p.runs;
+        p.red += red ? 1 : 0;
+      }
+    }
+  }
+  std::vector<PairRate> out;
+  for (const auto& [key, t] : pair) {
+    if (t.runs < std::max<uint64_t>(min_runs, 1)) continue;
+    PairRate p;
+    p.factor_a = kFactors[key.first.first];
+    p.value_a = key.first.second;
+    p.factor_b = kFactors[key.second.first];
+    p.value_b = key.second.second;
+    p.runs = t.runs;
+    p.red = t.red;
+    p.rate = t.rate();
+    p.rate_a = single[key.first].rate();
+    p.rate_b = single[key.second].rate();
+    p.excess = p.rate - std::max(p.rate_a, p.rate_b);
+    out.push_back(std::move(p));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const PairRate& a, const PairRate& b) {
+    if (a.excess != b.excess) return a.excess > b.excess;
+    return a.runs > b.runs;
+  });
+  return out;
+}
+
+Result<std::vector<NightRow>> TriageStore::Nights(const Database& db, const std::string& name) {
+  Result<std::vector<CampaignSummary>> campaigns = db.Campaigns(name);
+  if (!campaigns.ok()) return campaigns.status();
+  std::vector<NightRow> out;
+  for (const CampaignSummary& c : *campaigns) {
+    NightRow n;
+    n.campaign = c;
+    const std::string sql =
+        std::string("SELECT v.verdict, COUNT(CASE WHEN v.outcome = 'pass' THEN 1 END), "
+                    "COUNT(CASE WHEN v.outcome = 'fail' THEN 1 END) FROM verdicts v "
+                    "JOIN runs r ON r.id = v.run_id WHERE r.campaign_id = ?1 AND ") +
+        kJudgedDraw + " GROUP BY v.verdict ORDER BY v.verdict";
+    Statement s(db.db_, sql.c_str());
+    s.Bind(1, c.id);
+    while (true) {
+      auto more = s.Step();
+      if (!more.ok()) return more.status();
+      if (!*more) break;
+      n.verdicts[s.Text(0)] = {s.U64(1), s.U64(2)};
+    }
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
+}  // namespace ctte::db

@@ -1,0 +1,296 @@
+// BisectRun and TriageRun (see triage.h): load, choose the baseline, run, classify, store.
+#include "runner/triage.h"
+
+#include <filesystem>
+#include <system_error>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "base/files.h"
+#include "base/output.h"
+#include "base/text.h"
+#include "db/database.h"
+
+namespace ctte::runner {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct Loaded {
+  std::unique_ptr<db::Database> db;
+  db::RunRow row;
+  RunConfig config;
+};
+
+Result<Loaded> LoadRed(int64_t run_id, const std::string& db_path, const char* what) {
+  std::error_code ec;
+  if (!std::filesystem::exists(db_path, ec)) return Status::NotFound("no database at " + db_path);
+  Loaded l;
+  auto db = db::Database::Open(db_path);
+  if (!db.ok()) return db.status();
+  l.db = std::move(*db);
+  auto row = l.db->RunById(run_id);
+  if (!row.ok()) return Status::NotFound(row.status().message() + " in " + db_path);
+  l.row = *row;
+  if (l.row.run.replay_of) {
+    return Status::InvalidArgument("run " + std::to_string(run_id) + " is a replay of run " +
+                                   std::to_string(*l.row.run.replay_of) + ": " + what +
+                                   " the original");
+  }
+  if (l.row.run.status != db::RunStatus::kRed) {
+    return Status::InvalidArgument("run " + std::to_string(run_id) + " is " +
+                                   db::RunStatusName(l.row.run.status) + ", not red: " + what +
+                                   " takes a red run");
+  }
+  Result<RunConfig> c = RunConfigFromJson(l.row.run.config_json);
+  if (!c.ok()) {
+    return Status::InvalidArgument("run " + std::to_string(run_id) + ": config_json: " +
+                                   c.status().message());
+  }
+  l.config = *c;
+  return l;
+}
+
+Result<RunConfig> SpecBaselineOf(const Loaded& l) {
+  auto spec = db::TriageStore::CampaignSpec(*l.db, l.row.run.campaign_id);
+  if (!spec.ok()) return spec.status();
+  SpecCheck check = ParseCampaignSpec(spec->first);
+  if (!check.ok()) {
+    return Status::InvalidArgument("campaign of run " + std::to_string(l.row.id) +
+                                   ": stored spec_json does not parse: " +
+                                   check.errors[0].path + ": " + check.errors[0].reason);
+  }
+  check.spec.seed = spec->second;
+  return SpecBaseline(check.spec, l.config);
+}
+
+Result<RunConfig> ChooseBaseline(const Loaded& l, const std::string& how, std::string* source) {
+  if (how == "spec") {
+    *source = "spec";
+    return SpecBaselineOf(l);
+  }
+  if (how != "auto") {
+    Result<std::string> text = ReadFileText(how);
+    if (!text.ok()) return Status::InvalidArgument("--baseline " + how + ": " + text.status().message());
+    Result<RunConfig> c = RunConfigFromJson(*text);
+    if (!c.ok()) return Status::InvalidArgument("--baseline " + how + ": " + c.status().message());
+    *source = how;
+    return *c;
+  }
+  auto runs = l.db->RunsOfCampaign(l.row.run.campaign_id);
+  if (!runs.ok()) return runs.status();
+  std::optional<RunConfig> best;
+  size_t best_diff = 0;
+  uint64_t best_dist = 0;
+  for (const db::RunRow& r : *runs) {
+    if (!r.judged || r.run.status != db::RunStatus::kGreen) continue;
+    Result<RunConfig> c = RunConfigFromJson(r.run.config_json);
+    if (!c.ok() || c->image != l.config.image) continue;
+    const size_t diff = DifferingFactors(l.config, *c).size();
+    const uint64_t dist = r.run.index > l.config.index ? r.run.index - l.config.index
+                                                       : l.config.index - r.run.index;
+    if (diff == 0) continue;  // the same factors went green: nothing to bisect against
+    if (!best || diff < best_diff || (diff == best_diff && dist < best_dist)) {
+      best = *c;
+      best_diff = diff;
+      best_dist = dist;
+      *source = "run " + std::to_string(r.id);
+    }
+  }
+  if (best) return *best;
+  *source = "spec";
+  return SpecBaselineOf(l);
+}
+
+std::string Join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+Json LegJson(const Leg& l) {
+  const Interval i = l.interval();
+  Json runs = Json::array();
+  for (const LegRun& r : l.runs) {
+    runs.push_back({{"repeat", r.repeat}, {"seed", SeedHex(r.seed)},
+                    {"status", RunStatusName(r.status)}, {"red_verdicts", r.red_verdicts},
+                    {"board", r.board_serial}, {"reason", r.reason}});
+  }
+  return {{"kind", LegKindName(l.kind)}, {"factors", l.factors}, {"red", l.red()},
+          {"judged", l.judged()}, {"unsound", l.unsound()}, {"rate", l.rate()},
+          {"interval", {i.lo, i.hi}}, {"verdict", LegVerdictName(l.verdict)}, {"runs", runs}};
+}
+
+BatchExecutor PoolExecutor(const BoardPoolOptions& pool) {
+  return [pool](const std::vector<RunConfig>& configs) { return RunBatch(pool, configs); };
+}
+
+}  // namespace
+
+db::BisectionLegRecord LegRecordOf(const Leg& leg, uint32_t ordinal) {
+  db::BisectionLegRecord r;
+  r.ordinal = ordinal;
+  r.kind = LegKindName(leg.kind);
+  r.factors = Join(leg.factors, "+");
+  r.config_json = RunConfigToJson(leg.config);
+  r.verdict = LegVerdictName(leg.verdict);
+  r.red = leg.red();
+  r.judged = leg.judged();
+  r.unsound = leg.unsound();
+  const Interval i = leg.interval();
+  r.lo = i.lo;
+  r.hi = i.hi;
+  for (const LegRun& lr : leg.runs) {
+    r.runs.push_back({lr.repeat, lr.seed, RunStatusName(lr.status), Join(lr.red_verdicts, ","),
+                      lr.reason, lr.board_serial, lr.wall_ms});
+  }
+  return r;
+}
+
+Result<BisectRunResult> BisectRun(int64_t run_id, const TriageOptions& o) {
+  CTTE_ASSIGN_OR_RETURN(Loaded l, LoadRed(run_id, o.db_path, "bisect"));
+  BisectRunResult out;
+  out.run_id = run_id;
+  CTTE_ASSIGN_OR_RETURN(out.baseline, ChooseBaseline(l, o.baseline, &out.baseline_source));
+  BisectOptions bo = o.bisect;
+  bo.repeats = o.repeats;
+  CTTE_ASSIGN_OR_RETURN(out.result, Bisect(l.config, out.baseline, bo, PoolExecutor(o.pool)));
+  if (out.result.minimal) {
+    out.minimal_path = o.out_dir + "/run-" + std::to_string(run_id) + "-minimal.json";
+    OutputOptions oo;
+    oo.create_parents = true;
+    CTTE_RETURN_IF_ERROR(
+        WriteOutputFile(out.minimal_path, RunConfigToJson(*out.result.minimal, 2) + "\n", oo));
+    out.minimal_command = "ctte-lab run --config " + out.minimal_path;
+  }
+  db::BisectionRecord rec;
+  rec.run_id = run_id;
+  rec.kind = "bisect";
+  rec.created_at = NowIsoUtc();
+  rec.repeats = o.repeats;
+  rec.verdict = BisectVerdictName(out.result.verdict);
+  rec.culprits = Join(out.result.culprits, ",");
+  rec.summary = out.result.summary;
+  rec.baseline_json = RunConfigToJson(out.baseline);
+  if (out.result.minimal) rec.minimal_config_json = RunConfigToJson(*out.result.minimal);
+  rec.minimal_command = out.minimal_command;
+  for (size_t i = 0; i < out.result.legs.size(); ++i) {
+    rec.legs.push_back(LegRecordOf(out.result.legs[i], static_cast<uint32_t>(i)));
+  }
+  CTTE_ASSIGN_OR_RETURN(out.bisection_id, db::TriageStore::RecordBisection(*l.db, rec));
+  return out;
+}
+
+std::string BisectRunResult::ToJson(int indent) const {
+  Json differing = Json::array();
+  for (const Factor& f : result.differing) {
+    differing.push_back({{"factor", f.name}, {"red", f.red_value}, {"baseline", f.base_value}});
+  }
+  Json legs = Json::array();
+  for (const Leg& l : result.legs) legs.push_back(LegJson(l));
+  Json j{{"run_id", run_id}, {"bisection_id", bisection_id},
+         {"verdict", BisectVerdictName(result.verdict)}, {"culprits", result.culprits},
+         {"flaky", result.flaky}, {"summary", result.summary},
+         {"baseline_source", baseline_source}, {"differing", differing}, {"legs", legs},
+         {"minimal_differs", result.minimal_differs}, {"minimal_config", minimal_path},
+         {"minimal_command", minimal_command}};
+  return j.dump(indent);
+}
+
+Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
+  CTTE_ASSIGN_OR_RETURN(Loaded l, LoadRed(run_id, o.db_path, "triage"));
+  if (o.repeats == 0) return Status::InvalidArgument("--repeats: must be at least 1");
+  std::string serial = "sim-triage";
+  if (l.row.run.board_id) {
+    auto boards = l.db->InfraByBoardOfCampaign(l.row.run.campaign_id);
+    if (boards.ok()) {
+      for (const db::BoardInfraCounts& b : *boards) {
+        if (b.board_id == l.row.run.board_id && !b.serial.empty()) serial = b.serial;
+      }
+    }
+  }
+  TriageRunResult out;
+  out.run_id = run_id;
+  std::vector<RunConfig> configs;
+  RunConfig exact = l.config;
+  exact.twin_of.reset();
+  exact.control.reset();
+  configs.push_back(exact);  // the replay: the stored seeds
+  for (uint32_t r = 0; r < o.repeats; ++r) configs.push_back(RepeatConfig(l.config, l.config.seed, r));
+  Leg* legs[2] = {&out.same_board, &out.other_board};
+  const std::string serials[2] = {serial, serial + "-other"};
+  std::vector<LegRun> results[2];
+  std::vector<std::thread> threads;
+  for (int b = 0; b < 2; ++b) {
+    legs[b]->kind = b == 0 ? LegKind::kSameBoard : LegKind::kOtherBoard;
+    legs[b]->factors = {serials[b]};
+    legs[b]->config = l.config;
+    threads.emplace_back([&, b] {
+      BoardPoolOptions p = o.pool;
+      p.boards = 1;
+      p.slot_args = {{"--serial", serials[b]}};
+      results[b] = RunBatch(p, configs);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int b = 0; b < 2; ++b) {
+    for (size_t i = 0; i < results[b].size(); ++i) {
+      results[b][i].repeat = static_cast<uint32_t>(i);  // 0: the replay, k: repeat k - 1
+      results[b][i].seed = configs[i].seed;
+      legs[b]->runs.push_back(results[b][i]);
+    }
+  }
+  const Leg& a = out.same_board;
+  const Leg& c = out.other_board;
+  out.red = a.red() + c.red();
+  out.judged = a.judged() + c.judged();
+  out.rate = WilsonInterval(out.red, out.judged);
+  const uint64_t all = a.runs.size() + c.runs.size();
+  const uint64_t bad = a.unsound() + c.unsound();
+  auto pct = [](double x) { return std::to_string(static_cast<int>(100.0 * x + 0.5)) + "%"; };
+  const std::string rate = std::to_string(out.red) + "/" + std::to_string(out.judged) +
+                           " red (95% " + pct(out.rate.lo) + "-" + pct(out.rate.hi) + ")";
+  if (3 * bad > all) {
+    out.classification = "infrastructure";
+    out.summary = "infrastructure: " + std::to_string(bad) + " of " + std::to_string(all) +
+                  " runs were infra or invalid; nothing is classified";
+  } else if (out.red == 0) {
+    out.classification = "not_reproduced";
+    out.summary = "not reproduced: " + rate + " on " + serials[0] + " and " + serials[1];
+  } else if (a.red() == a.judged() && c.red() == c.judged()) {
+    out.classification = "design";
+    out.summary = "design: red on both boards in every run (" + rate + ")";
+  } else if (c.interval().hi < a.interval().lo || a.interval().hi < c.interval().lo) {
+    const bool here = c.interval().hi < a.interval().lo;
+    out.classification = "board_specific";
+    out.summary = "board-specific: red on " + serials[here ? 0 : 1] + " (" +
+                  std::to_string((here ? a : c).red()) + "/" +
+                  std::to_string((here ? a : c).judged()) + "), green on " +
+                  serials[here ? 1 : 0];
+  } else {
+    out.classification = "flaky";
+    out.summary = "flaky: " + rate + " over both boards";
+  }
+  out.same_board.verdict = out.other_board.verdict = LegVerdict::kReference;
+  db::BisectionRecord rec;
+  rec.run_id = run_id;
+  rec.kind = "triage";
+  rec.created_at = NowIsoUtc();
+  rec.repeats = o.repeats;
+  rec.verdict = out.classification;
+  rec.summary = out.summary;
+  rec.legs = {LegRecordOf(out.same_board, 0), LegRecordOf(out.other_board, 1)};
+  CTTE_ASSIGN_OR_RETURN(out.bisection_id, db::TriageStore::RecordBisection(*l.db, rec));
+  return out;
+}
+
+std::string TriageRunResult::ToJson(int indent) const {
+  Json j{{"run_id", run_id}, {"bisection_id", bisection_id},
+         {"classification", classification}, {"summary", summary}, {"red", red},
+         {"judged", judged}, {"interval", {rate.lo, rate.hi}},
+         {"legs", Json::array({LegJson(same_board), LegJson(other_board)})}};
+  return j.dump(indent);
+}
+
+}  // namespace ctte::runner

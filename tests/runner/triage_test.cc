@@ -1,0 +1,198 @@
+// Triage end to end on the two triage mutants (docs/mutants.md 11 and 12, docs/triage.md):
+// `ctte-lab soak` makes red runs, `ctte-lab bisect` / `triage` / `history --pairs` /
+// `history --nights` / `show` / `report` read them, on simulated boards. Short workloads and
+// small repeat counts.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "db/database.h"
+#include "db/triage_store.h"
+
+namespace ctte {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Only mode and sync matter to mutant-sync-icnt (BTM x half-word sync); backpressure and the
+// workload are drawn too, so the red runs differ from the spec's first values in them as well.
+std::string Spec(const std::string& name, const std::string& image, uint64_t runs,
+                 const std::string& seed) {
+  return R"({"name": ")" + name + R"(", "seed": ")" + seed + R"(", "runs": )" +
+         std::to_string(runs) + R"(, "images": [")" + image + R"("],
+  "clocks": {"fabric_mhz": 90, "sink_mhz": 100}, "horizon_retirements": 4000,
+  "axes": {"overflow_regime": ["none"], "backpressure": ["none", "uniform:50"],
+           "mode": ["htm", "btm"], "sync": ["off", "halfwords:6", "messages:6"],
+           "workload": ["loop", "calls"], "window": ["full"], "interrupts": ["none"]}})";
+}
+
+struct Cmd {
+  int exit_code = -1;
+  std::string out;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Cmd RunLab(const std::string& args) {
+  const std::string cmd = std::string(CTTE_LAB_PATH) + " " + args + " 2>&1";
+  Cmd r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  const int rc = pclose(p);
+  r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return r;
+}
+
+class TriageTest : public ::testing::Test {
+ public:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(::testing::TempDir() + "ctte_triage_test_" + std::to_string(getpid()));
+    fs::remove_all(*dir_);
+    fs::create_directories(*dir_);
+    db_ = new std::string(*dir_ + "/t.db");
+    std::ofstream(*dir_ + "/xterm.json") << Spec("xterm", "mutant-sync-icnt", 30, "0x7a1");
+    std::ofstream(*dir_ + "/flaky.json") << Spec("flaky", "mutant-flaky-start", 6, "0x7a2");
+    soak_xterm_ = new Cmd(RunLab("soak " + *dir_ + "/xterm.json --boards 2 --db " + *db_ +
+                                 " --report-dir " + *dir_ + "/reports"));
+    soak_flaky_ = new Cmd(RunLab("soak " + *dir_ + "/flaky.json --boards 2 --db " + *db_ +
+                                 " --report-dir " + *dir_ + "/reports"));
+  }
+  static void TearDownTestSuite() { fs::remove_all(*dir_); }
+
+  // The first red draw of campaign `name` (0 when none).
+  static int64_t FirstRed(const std::string& name) {
+    auto d = db::Database::OpenReadOnly(*db_);
+    if (!d.ok()) return 0;
+    auto red = (*d)->RedRuns(name);
+    if (!red.ok() || red->empty()) return 0;
+    return red->front().id;
+  }
+
+  static std::string* dir_;
+  static std::string* db_;
+  static Cmd* soak_xterm_;
+  static Cmd* soak_flaky_;
+};
+
+std::string* TriageTest::dir_ = nullptr;
+std::string* TriageTest::db_ = nullptr;
+Cmd* TriageTest::soak_xterm_ = nullptr;
+Cmd* TriageTest::soak_flaky_ = nullptr;
+
+TEST_F(TriageTest, CrossTermBisectionNamesExactlyModeAndSyncAndRecordsEveryLeg) {
+  ASSERT_EQ(soak_xterm_->exit_code, 1) << soak_xterm_->out;  // red runs: exit 1
+  const int64_t run = FirstRed("xterm");
+  ASSERT_GT(run, 0) << soak_xterm_->out;
+  Cmd c = RunLab("bisect " + std::to_string(run) + " --baseline spec --repeats 4 --boards 2 "
+                 "--json --db " + *db_ + " --out-dir " + *dir_ + "/triage");
+  ASSERT_EQ(c.exit_code, 0) << c.out;
+  const nlohmann::json j = nlohmann::json::parse(c.out);
+  EXPECT_EQ(j["verdict"], "culprit");
+  EXPECT_EQ(j["culprits"], nlohmann::json::array({"mode", "sync"})) << c.out;
+  EXPECT_EQ(j["minimal_differs"], nlohmann::json::array({"mode", "sync"})) << c.out;
+  for (const auto& leg : j["legs"]) {
+    if (leg["kind"] != "single") continue;
+    const std::string f = leg["factors"][0];
+    EXPECT_EQ(leg["verdict"], f == "mode" || f == "sync" ? "culprit" : "innocent") << leg.dump();
+  }
+  // The minimal configuration is red when run alone.
+  const std::string minimal = j["minimal_config"];
+  Cmd m = RunLab("run --config " + minimal);
+  EXPECT_EQ(m.exit_code, 1) << m.out;
+  // Every leg, with each of its runs, is in the database; show lists the bisection.
+  auto d = db::Database::OpenReadOnly(*db_);
+  ASSERT_TRUE(d.ok());
+  auto stored = db::TriageStore::BisectionsOfRun(**d, run);
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->size(), 1u);
+  EXPECT_EQ(stored->at(0).culprits, "mode,sync");
+  ASSERT_EQ(stored->at(0).legs.size(), j["legs"].size());
+  for (const db::BisectionLegRecord& l : stored->at(0).legs) EXPECT_EQ(l.runs.size(), 4u);
+  Cmd s = RunLab("show " + std::to_string(run) + " --db " + *db_);
+  EXPECT_NE(s.out.find("culprit [mode,sync]"), std::string::npos) << s.out;
+  // JUnit names the culprit; the HTML has the triage section with the legs and the command.
+  Cmd r = RunLab("report xterm --db " + *db_ + " --junit " + *dir_ + "/x.junit.xml --html " +
+                 *dir_ + "/x.html");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string jx = Slurp(*dir_ + "/x.junit.xml"), hx = Slurp(*dir_ + "/x.html");
+  EXPECT_NE(jx.find("; culprit: mode,sync"), std::string::npos);
+  EXPECT_NE(hx.find("id=\"triage-run-" + std::to_string(run) + "\""), std::string::npos);
+  EXPECT_NE(hx.find("ctte-lab run --config " + minimal), std::string::npos);
+}
+
+TEST_F(TriageTest, CrossTermTriageIsDesign) {
+  const int64_t run = FirstRed("xterm");
+  ASSERT_GT(run, 0);
+  Cmd c = RunLab("triage " + std::to_string(run) + " --repeats 2 --json --db " + *db_);
+  ASSERT_EQ(c.exit_code, 0) << c.out;
+  const nlohmann::json j = nlohmann::json::parse(c.out);
+  EXPECT_EQ(j["classification"], "design") << c.out;
+  EXPECT_EQ(j["legs"].size(), 2u);
+  EXPECT_NE(j["legs"][0]["runs"][0]["board"], j["legs"][1]["runs"][0]["board"]);
+}
+
+TEST_F(TriageTest, PairsRankTheMutantsPairFirst) {
+  Cmd c = RunLab("history --pairs --campaign xterm --json --db " + *db_);
+  ASSERT_EQ(c.exit_code, 0) << c.out;
+  const nlohmann::json j = nlohmann::json::parse(c.out);
+  ASSERT_FALSE(j.empty());
+  EXPECT_EQ(j[0]["factor_a"], "mode");
+  EXPECT_EQ(j[0]["value_a"], "btm");
+  EXPECT_EQ(j[0]["factor_b"], "sync");
+  EXPECT_EQ(j[0]["value_b"], "halfwords:6");
+  EXPECT_EQ(j[0]["fail_rate"], 1.0);
+  EXPECT_GT(j[0]["excess"].get<double>(), j[1]["excess"].get<double>());
+}
+
+TEST_F(TriageTest, FlakyBisectionReportsTheRateAndBlamesNoFactor) {
+  ASSERT_NE(soak_flaky_->exit_code, 2) << soak_flaky_->out;
+  const int64_t run = FirstRed("flaky");
+  ASSERT_GT(run, 0) << soak_flaky_->out;
+  Cmd c = RunLab("bisect " + std::to_string(run) + " --baseline spec --repeats 6 --boards 2 "
+                 "--json --db " + *db_ + " --out-dir " + *dir_ + "/triage");
+  ASSERT_EQ(c.exit_code, 0) << c.out;
+  const nlohmann::json j = nlohmann::json::parse(c.out);
+  EXPECT_TRUE(j["flaky"].get<bool>()) << c.out;
+  EXPECT_TRUE(j["culprits"].empty()) << c.out;
+  const auto& original = j["legs"][0];
+  EXPECT_GT(original["red"].get<int>(), 0);
+  EXPECT_LT(original["red"].get<int>(), original["judged"].get<int>());
+  EXPECT_LT(original["interval"][0].get<double>(), original["rate"].get<double>());
+  EXPECT_GT(original["interval"][1].get<double>(), original["rate"].get<double>());
+  for (const auto& leg : j["legs"]) EXPECT_NE(leg["verdict"], "culprit") << leg.dump();
+  EXPECT_NE(j["summary"].get<std::string>().find("flaky"), std::string::npos);
+}
+
+TEST_F(TriageTest, NightsListCampaignsOfOneNameAcrossSeeds) {
+  Cmd again = RunLab("soak " + *dir_ + "/flaky.json --seed 0x7a3 --boards 2 --db " + *db_ +
+                     " --report-dir " + *dir_ + "/reports");
+  ASSERT_NE(again.exit_code, 2) << again.out;
+  Cmd c = RunLab("history --nights --campaign flaky --json --db " + *db_);
+  ASSERT_EQ(c.exit_code, 0) << c.out;
+  const nlohmann::json j = nlohmann::json::parse(c.out);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_NE(j[0]["seed"], j[1]["seed"]);
+  EXPECT_TRUE(j[1]["verdicts"].contains("decode_integrity"));
+  Cmd r = RunLab("report flaky --db " + *db_ + " --html " + *dir_ + "/f.html");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string hx = Slurp(*dir_ + "/f.html");
+  EXPECT_NE(hx.find("id=\"plot-trend\""), std::string::npos);
+  EXPECT_NE(hx.find("class=\"trend-line\" data-verdict=\"decode_integrity\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ctte

@@ -1,0 +1,122 @@
+// `ctte-lab bisect RUN` and `ctte-lab triage RUN` (docs/triage.md): thin over runner/triage.h.
+// bisect exit: 0 done (any verdict but infrastructure), 2 usage/input, 3 infrastructure abort.
+// triage exit: 0 classified, 2 usage/input, 3 infrastructure.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <memory>
+
+#include "db/database.h"
+#include "db/triage_store.h"
+#include "reports/triage_text.h"
+#include "runner/triage.h"
+#include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/flag_checks.h"
+#include "tools/ctte-lab/plan_flags.h"
+
+namespace ctte::cli {
+namespace {
+
+constexpr int kExitInfra = 3;
+
+struct TriageFlags {
+  int64_t run_id = 0;
+  runner::TriageOptions o;
+  unsigned boards = 1;
+  std::string image_dir = CTTE_DEFAULT_IMAGE_DIR;
+  std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
+  std::string board_path;
+  bool json = false;
+};
+
+void Prepare(TriageFlags& f) {
+  f.o.pool.boards = f.boards;
+  f.o.pool.execute.image_dir = f.image_dir;
+  f.o.pool.execute.workload_dir = f.workload_dir;
+  f.o.pool.board.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
+}
+
+// The stored record, as `show` prints it.
+void PrintStored(const std::string& db_path, int64_t run_id, int64_t id) {
+  auto db = db::Database::OpenReadOnly(db_path);
+  if (!db.ok()) return;
+  auto all = db::TriageStore::BisectionsOfRun(**db, run_id);
+  if (!all.ok()) return;
+  for (const db::BisectionRecord& b : *all) {
+    if (b.id == id) std::printf("%s", reports::FormatBisection(b).c_str());
+  }
+}
+
+int RunBisect(TriageFlags& f) {
+  Prepare(f);
+  Result<runner::BisectRunResult> r = runner::BisectRun(f.run_id, f.o);
+  if (!r.ok()) {
+    std::fprintf(stderr, "ctte-lab bisect: %s\n", r.status().message().c_str());
+    return kExitUsage;
+  }
+  if (f.json) {
+    std::printf("%s\n", r->ToJson().c_str());
+  } else {
+    std::printf("bisect run %lld against baseline %s: %zu differing factor(s)\n",
+                static_cast<long long>(f.run_id), r->baseline_source.c_str(),
+                r->result.differing.size());
+    for (const runner::Factor& d : r->result.differing) {
+      std::printf("  %-16s red %-16s baseline %s\n", d.name.c_str(), d.red_value.c_str(),
+                  d.base_value.c_str());
+    }
+    PrintStored(f.o.db_path, f.run_id, r->bisection_id);
+  }
+  return r->result.verdict == runner::BisectVerdict::kInfrastructure ? kExitInfra : kExitOk;
+}
+
+int RunTriage(TriageFlags& f) {
+  Prepare(f);
+  Result<runner::TriageRunResult> r = runner::TriageRun(f.run_id, f.o);
+  if (!r.ok()) {
+    std::fprintf(stderr, "ctte-lab triage: %s\n", r.status().message().c_str());
+    return kExitUsage;
+  }
+  if (f.json) std::printf("%s\n", r->ToJson().c_str());
+  else PrintStored(f.o.db_path, f.run_id, r->bisection_id);
+  return r->classification == "infrastructure" ? kExitInfra : kExitOk;
+}
+
+void AddCommon(CLI::App& sub, TriageFlags& f) {
+  sub.add_option("run", f.run_id, "the red run (runs.id)")->required();
+  sub.add_option("--repeats", f.o.repeats, "runs per leg with fresh model seeds, 1..1000 (default 5)")
+      ->check(UnsignedIn(1, 1000));
+  sub.add_option("--db", f.o.db_path, "database file (default out/ctte.db)");
+  sub.add_option("--image-dir", f.image_dir, "image manifests");
+  sub.add_option("--workload-dir", f.workload_dir, "workload ELFs");
+  sub.add_option("--board", f.board_path, "the ctte-board executable");
+  sub.add_flag("--json", f.json, "print JSON");
+}
+
+const Registrar kBisect{Command{
+    "bisect", "Which factor of a red run matters: one-factor legs with flake statistics", 64,
+    [](CLI::App& sub) -> std::function<int()> {
+      auto f = std::make_shared<TriageFlags>();
+      AddCommon(sub, *f);
+      sub.add_option("--baseline", f->o.baseline,
+                     "known-green baseline: a RunConfig JSON file, auto (nearest green run of "
+                     "the campaign, else the spec) or spec (each axis's first value)");
+      sub.add_option("--boards", f->boards, "boards in parallel, 1..64 (default 1)")
+          ->check(UnsignedIn(1, 64));
+      sub.add_option("--max-pairs", f->o.bisect.max_pairs,
+                     "pair legs at most, when no single leg flips (default 28)")
+          ->check(UnsignedIn(0, 1000));
+      sub.add_option("--out-dir", f->o.out_dir,
+                     "where the minimal configuration is written (default out/triage)");
+      return [f] { return RunBisect(*f); };
+    }}};
+
+const Registrar kTriage{Command{
+    "triage", "Design, board-specific or flaky: a red run on its board and on another", 65,
+    [](CLI::App& sub) -> std::function<int()> {
+      auto f = std::make_shared<TriageFlags>();
+      AddCommon(sub, *f);
+      return [f] { return RunTriage(*f); };
+    }}};
+
+}  // namespace
+}  // namespace ctte::cli
