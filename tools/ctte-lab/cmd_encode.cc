@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/files.h"
+#include "oracle/features.h"
 #include "oracle/iss.h"
 #include "oracle/program_image.h"
 #include "oracle/reference_encoder.h"
@@ -25,6 +26,7 @@ struct EncodeArgs {
   std::string sync_mode = "off";
   uint64_t sync_period = 0;
   unsigned icnt_bits = 22;
+  std::string features = "none";
 };
 
 int RunEncode(const EncodeArgs& a) {
@@ -32,6 +34,12 @@ int RunEncode(const EncodeArgs& a) {
   cfg.mode = a.mode == "btm" ? oracle::TraceMode::kBtm : oracle::TraceMode::kHtm;
   cfg.sync_mode = a.sync_mode == "messages" ? 1 : a.sync_mode == "halfwords" ? 3 : 0;
   cfg.icnt_bits = static_cast<uint8_t>(a.icnt_bits);
+  Result<oracle::FeatureSet> features = oracle::ParseFeatures(a.features, "--features");
+  if (!features.ok()) {
+    std::fprintf(stderr, "ctte-lab encode: %s\n", features.status().message().c_str());
+    return kExitUsage;
+  }
+  cfg.features = *features;
   if (cfg.sync_mode != 0) {
     if (a.sync_period < 16 || !std::has_single_bit(a.sync_period) ||
         a.sync_period > (uint64_t{1} << 19)) {
@@ -93,6 +101,9 @@ const Registrar kEncode(Command{
           ->check(CLI::IsMember({"off", "messages", "halfwords"}));
       sub.add_option("--sync-period", a->sync_period,
                      "periodic sync period (power of two >= 16) in messages or half-words");
+      sub.add_option("--features", a->features,
+                     "optional compression features: none or implicit-return[:DEPTH] (depth "
+                     "1..32, default 32); docs/encoder-behaviour.md section 11");
       sub.add_option("--icnt-bits", a->icnt_bits, "I-CNT width before ResourceFull (1..22)")
           ->check(CLI::Range(1, 22));
       sub.footer("Exit status: 0 written, 2 usage or input error.");
