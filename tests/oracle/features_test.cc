@@ -150,7 +150,9 @@ TEST(ImplicitReturnTest, DeepCallsStreamIsStrictlySmallerAndWrongFeaturesAreCaug
     // A shallower decoder stack than the encoder's: it evicted an entry the encoder used.
     // (With a sync every 64 half-words the stack never grows past 4 between two syncs, so
     // there a depth-4 decoder is right; without sync or by messages it is not.)
-    if (on.sync_mode != 3) EXPECT_NE(Check(*image, run, with, 4), "") << Name(on);
+    if (on.sync_mode != 3) {
+      EXPECT_NE(Check(*image, run, with, 4), "") << Name(on);
+    }
     // Feature off in the stream, on in the decoder: still exact (every return is reported).
     EXPECT_EQ(Check(*image, run, without, 16), "") << Name(off);
   }
