@@ -95,4 +95,15 @@ std::string FormatDuration(double seconds) {
   return buf;
 }
 
+std::string QuoteForMessage(std::string_view text, size_t max_bytes) {
+  const bool cut = text.size() > max_bytes;
+  std::string out = "\"";
+  for (char ch : cut ? text.substr(0, max_bytes) : text) {
+    out += static_cast<unsigned char>(ch) < 0x20 || ch == 0x7F ? '?' : ch;
+  }
+  out += cut ? "...\"" : "\"";
+  if (cut) out += " (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
 }  // namespace ctte

@@ -26,6 +26,11 @@ Result<uint64_t> ParseDecimal64(std::string_view text, std::string_view what);
 /// A seed or id as people write it: ParseHex64 when it starts with 0x, else ParseDecimal64.
 Result<uint64_t> ParseU64Text(std::string_view text, std::string_view what);
 
+/// `text` in double quotes for an error message: at most `max_bytes` of it (then "..." and the
+/// full length, e.g. "aaaa..." (10485760 bytes)), control bytes shown as '?', so a hostile
+/// value never floods a message.
+std::string QuoteForMessage(std::string_view text, size_t max_bytes = 64);
+
 /// The current time, ISO 8601 UTC to the second.
 std::string NowIsoUtc();
 /// "1.25 s", "3 min 07 s", "2 h 05 min" (progress lines and summaries).

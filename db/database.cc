@@ -133,6 +133,14 @@ Status CheckPath(const std::string& path, bool creating) {
     if (S_ISDIR(st.st_mode)) {
       return Status::InvalidArgument(path + " is a directory, not a database file");
     }
+    if (!S_ISREG(st.st_mode)) {  // /dev/zero, a FIFO, a socket: SQLite would fail obscurely
+      const char* what = S_ISCHR(st.st_mode)    ? "a character device"
+                         : S_ISBLK(st.st_mode)  ? "a block device"
+                         : S_ISFIFO(st.st_mode) ? "a FIFO"
+                         : S_ISSOCK(st.st_mode) ? "a socket"
+                                                : "not a regular file";
+      return Status::InvalidArgument(path + " is " + what + ", not a database file");
+    }
     return Status::Ok();
   }
   const int err = errno;
@@ -630,6 +638,15 @@ Result<int64_t> Database::RecordRun(const RunRecord& run,
     ins.BindBlob(2, *stream_bytes);
     CTTE_RETURN_IF_ERROR(ins.Run());
   }
+  // A requeued run (RequeueInfraRuns) already holds attempts: number the new ones after them.
+  int64_t first_attempt = 1;
+  if (planned_id && !earlier_attempts.empty()) {
+    Statement max(db_, "SELECT COALESCE(MAX(attempt), 0) FROM run_attempts WHERE run_id = ?1");
+    max.Bind(1, *planned_id);
+    auto row = max.Step();
+    if (!row.ok()) return row.status();
+    if (*row) first_attempt = max.Int(0) + 1;
+  }
   for (size_t k = 0; k < earlier_attempts.size(); ++k) {
     const AttemptRecord& a = earlier_attempts[k];
     Statement ins(db_,
@@ -637,7 +654,7 @@ Result<int64_t> Database::RecordRun(const RunRecord& run,
                   "reason, respawned, started_at, wall_ms) "
                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     ins.Bind(1, run_id);
-    ins.Bind(2, static_cast<int64_t>(k + 1));
+    ins.Bind(2, first_attempt + static_cast<int64_t>(k));
     ins.BindOpt(3, a.board_id);
     ins.Bind(4, RunStatusName(a.status));
     ins.BindOpt(5, a.infra_cause);

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,6 +87,14 @@ class Database {
   Result<int64_t> RecordRun(const RunRecord& run, const std::vector<VerdictRecord>& verdicts,
                             const std::vector<uint8_t>* stream_bytes,
                             const std::vector<AttemptRecord>& earlier_attempts);
+
+  /// soak --retry-infra: every original infra run of `campaign_id` whose index `include`
+  /// accepts (all when empty) goes back to "planned" in place: its failed outcome is appended to
+  /// its run_attempts (cause "other" when the row has none), its verdicts and stream bytes are
+  /// dropped, its outcome columns cleared. RecordRun then completes the same row, and its
+  /// earlier attempts are numbered after the ones kept. One transaction. Returns the indices.
+  Result<std::vector<uint64_t>> RequeueInfraRuns(
+      int64_t campaign_id, const std::function<bool(uint64_t index)>& include = nullptr);
 
   // ---- Queries (read only) ----------------------------------------------------------------
   // A run is *judged* (its verdicts count in totals) when it is an original run (replay_of IS

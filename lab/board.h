@@ -59,6 +59,9 @@ struct DeployReceipt {
   uint32_t caps = 0;        ///< ctteCaps register
   std::string stored_path;  ///< where the target stored it (its fabric slot)
   uint64_t size = 0;        ///< bytes stored
+  /// Not on the wire's receipt object: the agent skipped the deploy because the board already
+  /// held this image (its identity read back the same SHA-256); set by RemoteBoard.
+  bool skipped = false;
 };
 
 // ---- RunPlan --------------------------------------------------------------------------------

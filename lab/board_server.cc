@@ -4,10 +4,15 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 
 #include "base/json.h"
+#include "base/sha256.h"
 #include "base/text.h"
 #include "lab/protocol.h"
 #include "lab/wire.h"
@@ -27,8 +32,61 @@ Frame Response(uint64_t id, const Status& s, Json body = Json::object(),
   return Frame{h.dump(), std::move(payload)};
 }
 
-// Handles one well-framed request. Sets *stop on shutdown.
-Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop) {
+void Log(const ServerOptions& o, const std::string& line) {
+  if (o.state != nullptr && o.state->log) o.state->log(line);
+}
+
+// The cache, or the error for a payload op on a server without one.
+Result<PayloadCache*> CacheOf(const ServerOptions& o, const std::string& op) {
+  if (o.state == nullptr || o.state->cache == nullptr) {
+    return Status::InvalidArgument("op " + op + ": this board server has no payload cache");
+  }
+  return o.state->cache;
+}
+
+// deploy: the image is the payload, or (payload_sha256 without a payload) a cached one. With a
+// cache, a received image is stored; a deploy of the image the board already holds (the
+// identity reads back its SHA-256 and the build id matches) is skipped.
+Frame Deploy(Board& board, const ServerOptions& options, uint64_t id, DeployRequest d,
+             const std::string& payload_sha) {
+  if (!payload_sha.empty()) {
+    Result<PayloadCache*> cache = CacheOf(options, "deploy");
+    if (!cache.ok()) return Response(id, cache.status());
+    if (d.bytes.empty()) {
+      bool corrupted = false;
+      Result<std::vector<uint8_t>> b = (*cache)->Read(payload_sha, &corrupted);
+      if (!b.ok()) {
+        if (corrupted) Log(options, b.status().message());
+        return Response(id, b.status());
+      }
+      d.bytes = std::move(*b);
+    } else {
+      Result<std::string> put = (*cache)->Put(payload_sha, d.bytes);
+      if (!put.ok()) return Response(id, put.status());
+      Log(options, "cached image " + d.name + " (" + std::to_string(d.bytes.size()) +
+                       " bytes) as " + payload_sha);
+    }
+    ServerState& st = *options.state;
+    if (st.held && st.held->sha256 == payload_sha &&
+        (d.expected_sha256.empty() || d.expected_sha256 == payload_sha) &&
+        (d.expected_build_id == 0 || d.expected_build_id == st.held->build_id)) {
+      Result<BoardIdentity> ident = board.Identify();
+      if (ident.ok() && ident->image_sha256 == payload_sha) {
+        Log(options, "deploy of " + d.name + " skipped: the board holds sha256 " + payload_sha);
+        return Response(id, Status::Ok(), Json{{"receipt", wire::ToJson(*st.held)}, {"skipped", true}});
+      }
+    }
+    st.held.reset();
+  }
+  Result<DeployReceipt> r = board.Deploy(d);
+  if (!r.ok()) return Response(id, r.status());
+  if (options.state != nullptr) options.state->held = *r;
+  return Response(id, Status::Ok(), Json{{"receipt", wire::ToJson(*r)}});
+}
+
+// Handles one well-framed request. Sets *stop on shutdown, *silent for a request that gets no
+// response (heartbeat).
+Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop, bool* silent) {
   Result<nlohmann::ordered_json> parsed = ParseJsonText(req.header, "request header");
   if (!parsed.ok()) {
     return Response(0, Status::InvalidArgument("request header is not a JSON object: " +
@@ -53,6 +111,31 @@ Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop)
   s = wire::GetStr(h, "", "op", &op);
   if (!s.ok()) return Response(id, s);
 
+  if (options.on_request && op != "heartbeat") options.on_request(op + " (id " + std::to_string(id) + ")");
+  if (op == "heartbeat") {
+    *silent = true;
+    return Frame{};
+  }
+  if (op == "have" || op == "put") {
+    Result<PayloadCache*> cache = CacheOf(options, op);
+    if (!cache.ok()) return Response(id, cache.status());
+    std::string sha;
+    s = wire::GetStr(h, "", "sha256", &sha);
+    if (!s.ok()) return Response(id, s);
+    if (op == "put") {
+      Result<std::string> put = (*cache)->Put(sha, req.payload);
+      if (!put.ok()) return Response(id, put.status());
+      Log(options, "cached payload of " + std::to_string(req.payload.size()) + " bytes as " + sha);
+      return Response(id, s, Json{{"sha256", sha}});
+    }
+    bool corrupted = false;
+    Result<std::string> path = (*cache)->Lookup(sha, &corrupted);
+    if (!path.ok() && path.status().code() != Status::Code::kNotFound) {
+      return Response(id, path.status());
+    }
+    if (!path.ok()) Log(options, path.status().message());
+    return Response(id, s, Json{{"have", path.ok()}});
+  }
   if (op == "identify") {
     Result<BoardIdentity> r = board.Identify();
     if (!r.ok()) return Response(id, r.status());
@@ -65,6 +148,8 @@ Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop)
     if (s.ok()) s = wire::GetStr(h, "", "path", &d.path, false);
     if (s.ok()) s = wire::GetStr(h, "", "expected_sha256", &d.expected_sha256, false);
     if (s.ok()) s = wire::GetStr(h, "", "expected_build_id", &bid, false);
+    std::string payload_sha;
+    if (s.ok()) s = wire::GetStr(h, "", "payload_sha256", &payload_sha, false);
     if (!s.ok()) return Response(id, s);
     if (!bid.empty()) {  // absent: no check
       Result<uint64_t> b = ParseHex64(bid, "expected_build_id");
@@ -72,9 +157,7 @@ Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop)
       d.expected_build_id = *b;
     }
     d.bytes = std::move(req.payload);
-    Result<DeployReceipt> r = board.Deploy(d);
-    if (!r.ok()) return Response(id, r.status());
-    return Response(id, s, Json{{"receipt", wire::ToJson(*r)}});
+    return Deploy(board, options, id, std::move(d), payload_sha);
   }
   if (op == "set_clock" || op == "read_clock") {
     std::string dn;
@@ -114,6 +197,20 @@ Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop)
     if (p == nullptr) return Response(id, Status::InvalidArgument("plan: missing"));
     s = wire::FromJson(*p, "plan", &plan);
     if (!s.ok()) return Response(id, s);
+    std::string workload_sha;
+    s = wire::GetStr(h, "", "workload_sha256", &workload_sha, false);
+    if (!s.ok()) return Response(id, s);
+    if (!workload_sha.empty()) {  // the workload is a cached payload, not a path on this disk
+      Result<PayloadCache*> cache = CacheOf(options, "run");
+      if (!cache.ok()) return Response(id, cache.status());
+      bool corrupted = false;
+      Result<std::string> path = (*cache)->Lookup(workload_sha, &corrupted);
+      if (!path.ok()) {
+        if (corrupted) Log(options, path.status().message());
+        return Response(id, path.status());
+      }
+      plan.workload_elf = *path;
+    }
     Result<Capture> r = board.Run(plan);
     if (!r.ok()) return Response(id, r.status());
     std::vector<uint8_t> bytes = std::move(r->bytes);
@@ -132,12 +229,53 @@ Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop)
   }
   return Response(id, Status::InvalidArgument("unknown op '" + op + "'"));
 }
+// The id of a request (0 when unreadable), for its heartbeats.
+uint64_t RequestId(const std::string& header) {
+  Result<nlohmann::ordered_json> j = ParseJsonText(header, "request header");
+  if (!j.ok() || !j->is_object()) return 0;
+  auto it = j->find("id");
+  return it != j->end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
+}
+
+// While alive (one request executing), writes {"heartbeat": true} frames every period_ms.
+class Heartbeats {
+ public:
+  Heartbeats(int fd, int period_ms, uint64_t id, std::mutex* write_mu) {
+    if (period_ms <= 0) return;
+    thread_ = std::thread([this, fd, period_ms, id, write_mu] {
+      const Json h{{"v", kProtocolVersion}, {"id", id}, {"heartbeat", true}};
+      const Frame beat{h.dump(), {}};
+      std::unique_lock<std::mutex> lk(mu_);
+      while (!cv_.wait_for(lk, std::chrono::milliseconds(period_ms), [this] { return done_; })) {
+        std::lock_guard<std::mutex> w(*write_mu);
+        if (!WriteFrame(fd, beat, period_ms).ok()) return;
+      }
+    });
+  }
+  ~Heartbeats() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
 }  // namespace
 
 Status ServeBoard(Board& board, int in_fd, int out_fd, const ServerOptions& options,
                   bool* shutdown) {
   if (shutdown != nullptr) *shutdown = false;
   FrameReader reader(in_fd);
+  std::mutex write_mu;  // the response and the heartbeats share out_fd
   for (;;) {
     Result<Frame> req = reader.Read(-1);
     if (!req.ok()) {
@@ -145,13 +283,18 @@ Status ServeBoard(Board& board, int in_fd, int out_fd, const ServerOptions& opti
       (void)WriteFrame(out_fd, Response(0, req.status()));
       return req.status();
     }
-    bool stop = false;
+    bool stop = false, silent = false;
     Frame resp;
-    try {
-      resp = Handle(board, options, *req, &stop);
-    } catch (const std::exception& e) {  // json type errors surface here; keep serving
-      resp = Response(0, Status::Internal(std::string("server: ") + e.what()));
+    {
+      Heartbeats beats(out_fd, options.heartbeat_ms, RequestId(req->header), &write_mu);
+      try {
+        resp = Handle(board, options, *req, &stop, &silent);
+      } catch (const std::exception& e) {  // json type errors surface here; keep serving
+        resp = Response(0, Status::Internal(std::string("server: ") + e.what()));
+      }
     }
+    if (silent) continue;
+    std::lock_guard<std::mutex> lk(write_mu);
     CTTE_RETURN_IF_ERROR(WriteFrame(out_fd, resp));
     if (stop) {
       if (shutdown != nullptr) *shutdown = true;

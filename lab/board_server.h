@@ -5,17 +5,38 @@
 // One request at a time: read a frame, call the board, write the response frame. A request
 // whose JSON is bad or whose op is unknown gets an error response and the server goes on; a
 // malformed frame (bad magic, impossible lengths, truncation) gets one error response with
-// id 0 and ends the session, because the stream can no longer be trusted.
+// id 0 and ends the session, because the stream can no longer be trusted. A "heartbeat"
+// request (a client's sign of life, lab/net/net_board.h) is read and never answered.
 #pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
 
 #include "base/status.h"
 #include "lab/board.h"
+#include "lab/payload_cache.h"
 
 namespace ctte::lab {
+
+/// What a server keeps across sessions (the board agent, lab/net/agent.h): the payload cache
+/// and the receipt of the image the board holds, so a deploy of that image again is skipped.
+struct ServerState {
+  PayloadCache* cache = nullptr;  ///< nullptr: the "have"/"put" ops and payload names refused
+  std::optional<DeployReceipt> held;  ///< receipt of the image the board holds, if known
+  std::function<void(const std::string&)> log;  ///< one line per cache miss, put, deploy skip
+};
 
 struct ServerOptions {
   /// Accept the TEST_abort / TEST_hang / TEST_exit requests (tests of child supervision).
   bool test_ops = false;
+  /// Cache and deploy memory (the agent); nullptr: none (`--stdio`, `--unix`).
+  ServerState* state = nullptr;
+  /// > 0: while a request executes, a {"heartbeat": true} frame with its id goes to the client
+  /// every heartbeat_ms (the client tells a slow run from a dead agent). 0: none.
+  int heartbeat_ms = 0;
+  /// Called with "OP (id N)" for every request read (the agent logs it with its peer).
+  std::function<void(const std::string&)> on_request;
 };
 
 /// Serves until a shutdown request (Ok, *shutdown set when non-null), EOF between frames (Ok),

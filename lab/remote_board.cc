@@ -11,6 +11,7 @@
 
 #include "base/files.h"
 #include "base/json.h"
+#include "base/sha256.h"
 #include "base/text.h"
 #include "lab/wire.h"
 
@@ -81,8 +82,11 @@ Status RemoteBoard::StartChild() {
 }
 
 std::string RemoteBoard::Reap(bool kill_first) {
-  if (fd_ >= 0) ::close(fd_);  // first, so that a live child sees EOF and exits
-  fd_ = -1;
+  {
+    std::lock_guard<std::mutex> lk(write_mu_);
+    if (fd_ >= 0) ::close(fd_);  // first, so that a live child sees EOF and exits
+    fd_ = -1;
+  }
   reader_.reset();
   if (child_ == nullptr || !child_->running()) return "stream closed";
   return child_->Wait(kill_first);
@@ -115,13 +119,33 @@ Result<RemoteBoard::Reply> RemoteBoard::Call(const std::string& op, Json fields,
     death_ = std::string("timeout after ") + buf;
     return BoardTimeoutError(buf);
   };
-  Status ws = WriteFrame(fd_, Frame{fields.dump(), std::move(payload)}, timeout_ms);
+  Status ws;
+  {
+    std::lock_guard<std::mutex> lk(write_mu_);
+    ws = WriteFrame(fd_, Frame{fields.dump(), std::move(payload)}, timeout_ms);
+  }
   if (ws.code() == Status::Code::kTimeout) return timed_out();
   if (!ws.ok()) return Dead(Reap(/*kill_first=*/false));
-  const int64_t left = deadline - MonotonicMs();
-  Result<Frame> resp = reader_->Read(left > 0 ? static_cast<int>(left) : 1);
+  Result<Frame> resp = Status::Internal("unread");
+  bool silent = false;
+  for (;;) {  // heartbeats (the server's signs of life while the request executes) are skipped
+    const int64_t left = deadline - MonotonicMs();
+    int wait = left > 0 ? static_cast<int>(left) : 1;
+    silent = options_.silence_timeout_ms > 0 && options_.silence_timeout_ms < wait;
+    if (silent) wait = options_.silence_timeout_ms;
+    resp = reader_->Read(wait);
+    if (!resp.ok() || resp->header.find("\"heartbeat\"") == std::string::npos) break;
+    Result<nlohmann::ordered_json> hb = ParseJsonText(resp->header, "heartbeat header");
+    if (!hb.ok() || !hb->is_object() || !hb->contains("heartbeat")) break;
+  }
   if (!resp.ok()) {
     const Status& rs = resp.status();
+    if (rs.code() == Status::Code::kTimeout && silent) {
+      Reap(/*kill_first=*/true);
+      death_ = "agent silent for " + std::to_string(options_.silence_timeout_ms) +
+               " ms (no reply, no heartbeat; op " + op + ")";
+      return BoardTimeoutError(death_);
+    }
     if (rs.code() == Status::Code::kTimeout) return timed_out();
     if (rs.code() == Status::Code::kUnavailable) return Dead(Reap(/*kill_first=*/false));
     // A torn frame: the board went away mid-reply. Garbage: the stream cannot be trusted.
@@ -163,7 +187,21 @@ Result<BoardIdentity> RemoteBoard::Identify() {
   return id;
 }
 
+Result<std::string> RemoteBoard::EnsurePayload(const std::vector<uint8_t>& bytes) {
+  const std::string sha = Sha256Hex(bytes);
+  CTTE_ASSIGN_OR_RETURN(const Reply have, Call("have", Json{{"sha256", sha}}, {},
+                                               options_.request_timeout_ms));
+  bool has = false;
+  CTTE_RETURN_IF_ERROR(wire::GetBool(have.header, "have response", "have", &has));
+  if (!has) {
+    Status s = Call("put", Json{{"sha256", sha}}, bytes, options_.deploy_timeout_ms).status();
+    if (!s.ok()) return s;  // its kind (a dead agent) decides what the runner does
+  }
+  return sha;
+}
+
 Result<DeployReceipt> RemoteBoard::Deploy(const DeployRequest& request) {
+  last_deploy_skipped_ = false;
   std::vector<uint8_t> bytes = request.bytes;
   if (bytes.empty()) {
     // The target is another process: ship the image itself, never just a path.
@@ -172,11 +210,25 @@ Result<DeployReceipt> RemoteBoard::Deploy(const DeployRequest& request) {
   Json f{{"name", request.name},
          {"expected_sha256", request.expected_sha256},
          {"expected_build_id", Hex64(request.expected_build_id)}};
+  if (options_.payload_cache) {
+    // By hash: the bytes travel only when the agent's cache lacks them.
+    const std::string sha = Sha256Hex(bytes);
+    CTTE_ASSIGN_OR_RETURN(const Reply have, Call("have", Json{{"sha256", sha}}, {},
+                                                 options_.request_timeout_ms));
+    bool has = false;
+    CTTE_RETURN_IF_ERROR(wire::GetBool(have.header, "have response", "have", &has));
+    f["payload_sha256"] = sha;
+    if (has) bytes.clear();
+  }
   CTTE_ASSIGN_OR_RETURN(const Reply r, Call("deploy", std::move(f), std::move(bytes),
                                             options_.deploy_timeout_ms));
+  if (auto sk = r.header.find("skipped"); sk != r.header.end() && sk->is_boolean()) {
+    last_deploy_skipped_ = sk->get<bool>();
+  }
   CTTE_ASSIGN_OR_RETURN(const Json* j, Member(r.header, "deploy", "receipt"));
   DeployReceipt receipt;
   CTTE_RETURN_IF_ERROR(wire::FromJson(*j, "receipt", &receipt));
+  receipt.skipped = last_deploy_skipped_;
   return receipt;
 }
 
@@ -212,8 +264,15 @@ Result<uint32_t> RemoteBoard::ReadReg(uint32_t offset) {
 }
 
 Result<Capture> RemoteBoard::Run(const RunPlan& plan) {
-  CTTE_ASSIGN_OR_RETURN(Reply r, Call("run", Json{{"plan", wire::ToJson(plan)}}, {},
-                                      options_.run_timeout_ms));
+  Json f{{"plan", wire::ToJson(plan)}};
+  if (options_.payload_cache && !plan.workload_elf.empty()) {
+    // The workload ELF is a payload too: the agent runs its cached copy, named by hash.
+    CTTE_ASSIGN_OR_RETURN(const std::vector<uint8_t> elf, ReadFileBytes(plan.workload_elf));
+    CTTE_ASSIGN_OR_RETURN(const std::string sha,
+                          EnsurePayload(elf));
+    f["workload_sha256"] = sha;
+  }
+  CTTE_ASSIGN_OR_RETURN(Reply r, Call("run", std::move(f), {}, options_.run_timeout_ms));
   CTTE_ASSIGN_OR_RETURN(const Json* j, Member(r.header, "run", "capture"));
   Capture c;
   CTTE_RETURN_IF_ERROR(wire::FromJson(*j, "capture", &c));
@@ -234,6 +293,13 @@ Status RemoteBoard::Respawn() {
     return Status::InvalidArgument("this RemoteBoard has no child to respawn");
   }
   return StartChild();
+}
+
+Status RemoteBoard::SendHeartbeat(int timeout_ms) {
+  static const std::string kBeat = Json{{"v", kProtocolVersion}, {"id", 0}, {"op", "heartbeat"}}.dump();
+  std::lock_guard<std::mutex> lk(write_mu_);
+  if (fd_ < 0) return BoardDiedError("no connection");
+  return WriteFrame(fd_, Frame{kBeat, {}}, timeout_ms);
 }
 
 Status RemoteBoard::TEST_Request(const std::string& op, int timeout_ms) {

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,13 @@ struct RemoteBoardOptions {
   int deploy_timeout_ms = 60'000;
   int run_timeout_ms = 600'000;
   size_t stderr_tail_lines = 12;
+  /// Payloads by hash (a board agent's cache, docs/board-protocol.md "Payloads and the cache"):
+  /// Deploy and Run first ask "have" for the image's / workload's SHA-256 and send the bytes
+  /// only when the server lacks them; the workload travels as a payload, never as a path.
+  bool payload_cache = false;
+  /// > 0: a request during which no frame (reply or heartbeat) arrives for this long ends as
+  /// kBoardTimeout "agent silent" (the agent sends heartbeats while a request executes).
+  int silence_timeout_ms = 0;
 };
 
 class RemoteBoard : public Board {
@@ -54,6 +62,12 @@ class RemoteBoard : public Board {
   bool alive() const { return fd_ >= 0; }
   pid_t pid() const { return child_ != nullptr ? child_->pid() : -1; }
 
+  /// Sends one heartbeat frame (never answered). Thread-safe against the request thread: a
+  /// heartbeat thread may call it while a request waits for its reply.
+  Status SendHeartbeat(int timeout_ms);
+  /// Whether the last Deploy() was skipped by the server (it held that image already).
+  bool last_deploy_skipped() const { return last_deploy_skipped_; }
+
   // Extra methods (for testing): send a raw op (e.g. "TEST_abort") and wait for the answer.
   Status TEST_Request(const std::string& op, int timeout_ms);
 
@@ -71,7 +85,12 @@ class RemoteBoard : public Board {
   /// The Status for a child that ended `how` (kBoardDied, or kRtlAssertion by its stderr).
   Status Dead(const std::string& how);
 
+  /// The payload's SHA-256, sent first when the server has not got it ("have", then "put").
+  Result<std::string> EnsurePayload(const std::vector<uint8_t>& bytes);
+
   RemoteBoardOptions options_;
+  std::mutex write_mu_;  ///< guards writes to fd_ and closing it (heartbeats come from another thread)
+  bool last_deploy_skipped_ = false;
   int fd_ = -1;
   std::unique_ptr<ChildProcess> child_;
   std::unique_ptr<FrameReader> reader_;

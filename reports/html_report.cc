@@ -225,7 +225,14 @@ std::string InfraSection(const ReportModel& m) {
   }
   if (m.infrastructure.empty()) h += "<tr><td colspan=\"8\">no finished runs</td></tr>\n";
   else h += row("total", "", "", m.InfraTotals(), "infra-total");
-  h += "</tbody></table>\n<table id=\"retried-table\"><thead><tr><th>run</th><th>index</th>"
+  h += "</tbody></table>\n";
+  if (!m.quarantined.empty()) {
+    // Named by the soak that wrote this report (docs/lab.md "Health and quarantine").
+    h += "<p id=\"quarantined\">Quarantined at the end of the soak:</p><ul>\n";
+    for (const std::string& q : m.quarantined) h += "<li class=\"quarantined-board\">" + E(q) + "</li>\n";
+    h += "</ul>\n";
+  }
+  h += "<table id=\"retried-table\"><thead><tr><th>run</th><th>index</th>"
        "<th>status</th><th>earlier attempts</th></tr></thead><tbody>\n";
   size_t n = 0;
   for (const ReportRun& r : m.runs) {

@@ -115,6 +115,9 @@ struct ReportModel {
   /// Per board: runs, infra attempts, retries, deaths, respawns (db::Database::InfraByBoard,
   /// the same rows `ctte-lab history` shows for a campaign name with one row).
   std::vector<db::BoardInfraCounts> infrastructure;
+  /// Boards the soak that writes this report quarantined ("NAME (reason)"; docs/lab.md). Not in
+  /// the database: set by `ctte-lab soak`, empty for `ctte-lab report`.
+  std::vector<std::string> quarantined;
 
   uint64_t Count(db::RunStatus status) const;
   /// The sums over `infrastructure` (board_id empty).

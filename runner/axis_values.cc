@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/text.h"
 #include "runner/run_config.h"
 
 namespace ctte::runner::internal {
@@ -46,7 +47,7 @@ bool CheckBackpressureValue(const json& v, std::string* canonical, std::string* 
   std::string why;
   auto bp = ParseBackpressure(v.get<std::string>(), &why);
   if (!bp) {
-    *reason = "unknown axis value \"" + v.get<std::string>() + "\": " + why;
+    *reason = "unknown axis value " + QuoteForMessage(v.get<std::string>()) + ": " + why;
     return false;
   }
   switch (bp->kind) {
@@ -70,7 +71,7 @@ bool CheckSyncValue(const json& v, std::string* canonical, std::string* reason) 
   std::string why;
   auto sync = ParseSyncPolicy(v.get<std::string>(), &why);
   if (!sync) {
-    *reason = "unknown axis value \"" + v.get<std::string>() + "\": " + why;
+    *reason = "unknown axis value " + QuoteForMessage(v.get<std::string>()) + ": " + why;
     return false;
   }
   switch (sync->kind) {

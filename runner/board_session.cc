@@ -28,11 +28,11 @@ BoardSession RunBoardSession(lab::Board& board, const lab::ImageManifest& manife
   Result<lab::DeployReceipt> receipt = board.Deploy(manifest.ToDeployRequest());
   if (!receipt.ok()) {
     return infra(CauseOf(receipt.status(), InfraCause::kDeploy),
-                 "deploy: " + receipt.status().ToString());
+                 "deploy of " + manifest.image_path + ": " + receipt.status().ToString());
   }
   out.receipt = *receipt;
   if (Status s = lab::CheckReceipt(manifest, *receipt); !s.ok()) {
-    return infra(InfraCause::kDeploy, "deploy: " + s.ToString());
+    return infra(InfraCause::kDeploy, "deploy of " + manifest.image_path + ": " + s.ToString());
   }
   // What the design itself reports must match what the manifest claims (the closure gate
   // trusts the manifest's fmax, which the design cannot report).

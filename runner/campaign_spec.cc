@@ -17,6 +17,7 @@
 #include "base/check.h"
 #include "base/files.h"
 #include "base/json.h"
+#include "base/text.h"
 #include "oracle/verdict.h"
 #include "runner/axis_values.h"
 #include "runner/run_config.h"
@@ -237,8 +238,8 @@ SpecCheck ParseCampaignSpec(std::string_view json_text) {
     std::string why;
     json name = doc["name"];
     if (!CheckImageName(name, &spec.name, &why)) {
-      c.Error("$.name", "bad campaign name \"" + name.get<std::string>() +
-                            "\" (1-64 of a-z 0-9 - _)");
+      c.Error("$.name", "bad campaign name " + QuoteForMessage(name.get<std::string>()) +
+                            " (1-64 of a-z 0-9 - _)");
     }
   }
   if (doc.contains("description")) {
@@ -265,14 +266,14 @@ SpecCheck ParseCampaignSpec(std::string_view json_text) {
       c.WrongType("$.budget", "string such as \"2h\", \"30m\", \"90s\"", b);
     } else if (auto secs = ParseDuration(b.get<std::string>())) {
       if (*secs > kMaxBudgetSeconds) {
-        c.Error("$.budget", "budget \"" + b.get<std::string>() +
-                                "\" out of range (at most 30 days, 720h)");
+        c.Error("$.budget", "budget " + QuoteForMessage(b.get<std::string>()) +
+                                " out of range (at most 30 days, 720h)");
       } else {
         spec.budget_seconds = secs;
       }
     } else {
-      c.Error("$.budget", "bad duration \"" + b.get<std::string>() +
-                              "\" (expected <n>h, <n>m, <n>s or a sum such as 1h30m)");
+      c.Error("$.budget", "bad duration " + QuoteForMessage(b.get<std::string>()) +
+                              " (expected <n>h, <n>m, <n>s or a sum such as 1h30m)");
     }
   }
 

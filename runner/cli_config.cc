@@ -12,31 +12,6 @@
 namespace ctte::runner {
 namespace {
 
-Result<SyncPolicy> SyncFromFlags(const CliRunFlags& f) {
-  SyncPolicy sp;
-  if (f.sync_mode == "off" || f.sync_mode == "0") {
-    sp.kind = SyncPolicy::Kind::kOff;
-  } else if (f.sync_mode == "messages" || f.sync_mode == "1") {
-    sp.kind = SyncPolicy::Kind::kMessages;
-  } else if (f.sync_mode == "halfwords" || f.sync_mode == "3") {
-    sp.kind = SyncPolicy::Kind::kHalfwords;
-  } else {
-    return Status::InvalidArgument("--sync-mode: expected off|messages|halfwords (0|1|3), got '" +
-                                   f.sync_mode + "'");
-  }
-  uint32_t log2 = 4;
-  if (f.sync_period != 0) {
-    log2 = 0;
-    while ((1ull << log2) < f.sync_period) ++log2;
-    if ((1ull << log2) != f.sync_period || log2 < 4 || log2 > 19) {
-      return Status::InvalidArgument(
-          "--sync-period: must be a power of two in [16, 524288], got " +
-          std::to_string(f.sync_period));
-    }
-  }
-  if (sp.kind != SyncPolicy::Kind::kOff) sp.period_log2 = log2;
-  return sp;
-}
 
 std::string SyncText(const SyncPolicy& sp) {
   switch (sp.kind) {
@@ -73,6 +48,32 @@ Result<uint64_t> ClockFlagHz(const char* flag, double mhz, bool zero_ok) {
 }
 
 }  // namespace
+
+Result<SyncPolicy> SyncFromFlags(std::string_view sync_mode, uint64_t sync_period) {
+  SyncPolicy sp;
+  if (sync_mode == "off" || sync_mode == "0") {
+    sp.kind = SyncPolicy::Kind::kOff;
+  } else if (sync_mode == "messages" || sync_mode == "1") {
+    sp.kind = SyncPolicy::Kind::kMessages;
+  } else if (sync_mode == "halfwords" || sync_mode == "3") {
+    sp.kind = SyncPolicy::Kind::kHalfwords;
+  } else {
+    return Status::InvalidArgument("--sync-mode: expected off|messages|halfwords (0|1|3), got '" +
+                                   std::string(sync_mode) + "'");
+  }
+  uint32_t log2 = 4;
+  if (sync_period != 0) {
+    log2 = 0;
+    while ((1ull << log2) < sync_period) ++log2;
+    if ((1ull << log2) != sync_period || log2 < 4 || log2 > 19) {
+      return Status::InvalidArgument(
+          "--sync-period: must be a power of two in [16, 524288], got " +
+          std::to_string(sync_period));
+    }
+  }
+  if (sp.kind != SyncPolicy::Kind::kOff) sp.period_log2 = log2;
+  return sp;
+}
 
 void PlanOptionsFromFlags(const CliRunFlags& f, PlanOptions* o) {
   if (!f.manifest.empty()) o->manifest_path = f.manifest;
@@ -114,7 +115,7 @@ Result<RunConfig> RunConfigFromFlags(const CliRunFlags& f, PlanOptions* o) {
     }
     if (!features->empty()) c.features = oracle::FormatFeatures(*features);
   }
-  Result<SyncPolicy> sync = SyncFromFlags(f);
+  Result<SyncPolicy> sync = SyncFromFlags(f.sync_mode, f.sync_period);
   if (!sync.ok()) return sync.status();
   c.sync_params = *sync;
   c.sync = SyncText(c.sync_params);
@@ -132,7 +133,7 @@ Result<RunConfig> RunConfigFromFlags(const CliRunFlags& f, PlanOptions* o) {
   c.stall_seed = DeriveSeed(f.seed, "stall");
   Result<uint64_t> fabric_hz = ClockFlagHz("--fabric-mhz", f.fabric_mhz, /*zero_ok=*/true);
   if (!fabric_hz.ok()) return fabric_hz.status();
-  Result<uint64_t> sink_hz = ClockFlagHz("--sink-mhz", f.sink_mhz, /*zero_ok=*/true);
+  Result<uint64_t> sink_hz = ClockFlagHz("--sink-mhz", f.sink_mhz, /*zero_ok=*/false);
   if (!sink_hz.ok()) return sink_hz.status();
   c.fabric_mhz = static_cast<uint32_t>(f.fabric_mhz);
   c.fabric_hz = *fabric_hz;

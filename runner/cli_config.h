@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 #include "lab/board.h"
@@ -39,6 +40,10 @@ struct CliRunFlags {
 /// The RunConfig of the flags (needs --image and --workload; reads the manifest for the image
 /// name). Sets the plan options the flags decide: manifest and workload paths, budgets, waves.
 Result<RunConfig> RunConfigFromFlags(const CliRunFlags& flags, PlanOptions* options);
+
+/// --sync-mode (off|messages|halfwords, or 0|1|3) and --sync-period (a power of two in
+/// [16, 2^19]; 0 = 16) as a SyncPolicy; the one parser `run`, `capture` and `encode` share.
+Result<SyncPolicy> SyncFromFlags(std::string_view sync_mode, uint64_t sync_period);
 
 /// The plan options of the flags alone (for `run --config`: budgets and waves, and the
 /// --image / --workload paths when given).

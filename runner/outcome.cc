@@ -197,6 +197,22 @@ db::RunStatus ToDbStatus(RunStatus s) {
   return db::RunStatus::kInfra;
 }
 
+db::InfraCause ToDbInfraCause(InfraCause c) {
+  switch (c) {
+    case InfraCause::kPrepare: return db::InfraCause::kPrepare;
+    case InfraCause::kDeploy:
+    case InfraCause::kIdentity:
+    case InfraCause::kManifestMismatch: return db::InfraCause::kDeploy;
+    case InfraCause::kClosureGate: return db::InfraCause::kClosureGate;
+    case InfraCause::kBoardDied: return db::InfraCause::kBoardDied;
+    case InfraCause::kBoardTimeout: return db::InfraCause::kBoardTimeout;
+    case InfraCause::kBoardError: return db::InfraCause::kProtocol;
+    case InfraCause::kClock:
+    case InfraCause::kNone: break;
+  }
+  return db::InfraCause::kOther;
+}
+
 std::vector<db::VerdictRecord> RunOutcome::VerdictRecords() const {
   std::vector<db::VerdictRecord> rows;
   for (const oracle::Verdict& v : verdicts) {
@@ -216,6 +232,7 @@ db::RunRecord RunOutcome::ToRunRecord() const {
   r.seed = config.seed;
   r.config_json = RunConfigToJson(config);
   r.status = ToDbStatus(status);
+  if (status == RunStatus::kInfra) r.infra_cause = db::InfraCauseName(ToDbInfraCause(cause));
   r.image_name = image_name;
   r.image_sha256 = image_sha256;
   r.fabric = fabric;
@@ -261,6 +278,24 @@ std::string FormatOutcome(const RunOutcome& o) {
   if (!o.status_reason.empty()) s += " (" + o.status_reason + ")";
   s += "\n";
   return s;
+}
+
+db::AttemptRecord ToAttemptRecord(const RunAttempt& a) {
+  db::AttemptRecord r;
+  r.board_id = a.board_id > 0 ? std::optional<int64_t>(a.board_id) : std::nullopt;
+  r.status = ToDbStatus(a.status);
+  if (a.status == RunStatus::kInfra) r.infra_cause = db::InfraCauseName(ToDbInfraCause(a.cause));
+  r.reason = a.reason;
+  r.respawned = a.respawned;
+  r.started_at = a.started_at;
+  r.wall_ms = a.wall_ms;
+  return r;
+}
+
+std::vector<db::AttemptRecord> ToAttemptRecords(const std::vector<RunAttempt>& attempts) {
+  std::vector<db::AttemptRecord> out;
+  for (const RunAttempt& a : attempts) out.push_back(ToAttemptRecord(a));
+  return out;
 }
 
 RunAttempt AttemptOf(const RunOutcome& outcome, int64_t board_id, const std::string& started_at,

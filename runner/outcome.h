@@ -76,6 +76,13 @@ struct RunAttempt {
 RunAttempt AttemptOf(const RunOutcome& outcome, int64_t board_id, const std::string& started_at,
                      bool respawned);
 
+/// The database's cause token for a runner cause (several runner causes share one token:
+/// identity and manifest mismatches are "deploy", a board error is "protocol").
+db::InfraCause ToDbInfraCause(InfraCause cause);
+/// The run_attempts rows of a run's earlier attempts (RecordRun's `earlier_attempts`).
+db::AttemptRecord ToAttemptRecord(const RunAttempt& attempt);
+std::vector<db::AttemptRecord> ToAttemptRecords(const std::vector<RunAttempt>& attempts);
+
 /// An infra outcome for a config that could not be planned (cause kPrepare).
 RunOutcome PrepareFailedOutcome(const RunConfig& config, const Status& why);
 

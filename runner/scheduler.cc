@@ -66,8 +66,9 @@ std::optional<uint64_t> Scheduler::Next(unsigned board, const std::string& loade
       // Nothing fresh is left: take any pickable deferred run rather than wait.
       if (auto i = TakeDeferred(board, [](uint64_t) { return true; })) return i;
     }
-    // Under a spent budget deferred runs are not started (a resume runs them later).
-    if (deferred_.empty() || !time_left) return std::nullopt;
+    // Under a spent budget deferred runs are not started (a resume runs them later). A run in
+    // flight may still be given back (Requeue): wait for it.
+    if (!time_left || (deferred_.empty() && in_flight_.empty())) return std::nullopt;
     cv_.wait(lk);
   }
 }
@@ -92,8 +93,48 @@ std::optional<BoardRunRecord> Scheduler::TakeRecord(uint64_t original) {
 void Scheduler::WorkerExits(unsigned board) {
   std::lock_guard<std::mutex> lk(mu_);
   loaded_.erase(board);
+  if (suspended_.erase(board) == 0) --active_;  // a quarantined board was counted out already
+  cv_.notify_all();
+}
+
+void Scheduler::Requeue(uint64_t index, unsigned board) {
+  std::lock_guard<std::mutex> lk(mu_);
+  in_flight_.erase(index);
+  deferred_.insert(index);
+  avoid_[index] = board;
+  cv_.notify_all();
+}
+
+bool Scheduler::OtherActive(unsigned board) {
+  std::lock_guard<std::mutex> lk(mu_);
+  const unsigned me = suspended_.count(board) ? 0 : 1;
+  return active_ > me;
+}
+
+void Scheduler::Suspend(unsigned board) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (!suspended_.insert(board).second) return;
+  loaded_.erase(board);
   --active_;
   cv_.notify_all();
+}
+
+void Scheduler::Resume(unsigned board) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (suspended_.erase(board) == 0) return;
+  ++active_;
+  cv_.notify_all();
+}
+
+unsigned Scheduler::active() {
+  std::lock_guard<std::mutex> lk(mu_);
+  return active_;
+}
+
+bool Scheduler::Exhausted() {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (stop_ || (deadline_ && Clock::now() >= *deadline_)) return true;
+  return FreshExhausted() && deferred_.empty() && in_flight_.empty();
 }
 
 void Scheduler::Stop() {
@@ -117,6 +158,7 @@ bool Scheduler::BetterBoard(uint64_t i, unsigned board) {
 }
 
 bool Scheduler::Pickable(uint64_t i, unsigned board) const {
+  if (auto a = avoid_.find(i); a != avoid_.end() && a->second == board && active_ > 1) return false;
   if (!is_twin_(i)) return true;
   const uint64_t original = i - 1;
   if (in_flight_.count(original)) return false;

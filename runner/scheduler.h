@@ -16,6 +16,11 @@
 //    is left, or the deadline passed (deferred runs are then not started).
 //  - Finish() keeps the board record of an original whose twin is next (TakeRecord() hands it
 //    to the twin once).
+//  - Health (runner/board_health.h): Requeue() gives an unfinished run back (its board is
+//    quarantined or cannot be reopened); it then goes to another board while one is active.
+//    Suspend() takes a quarantined board out of the active set, Resume() puts it back. While a
+//    run is in flight, Next() waits rather than return nullopt, so a run given back always finds
+//    a worker.
 //
 // Threading: every method may be called from any worker thread.
 #pragma once
@@ -65,6 +70,17 @@ class Scheduler {
   std::optional<BoardRunRecord> TakeRecord(uint64_t original);
   /// `board`'s worker leaves the loop (it takes no more runs).
   void WorkerExits(unsigned board);
+  /// Run `index` (in flight on `board`) was not finished: hand it to another board.
+  void Requeue(uint64_t index, unsigned board);
+  /// Whether a board other than `board` is active (not quarantined, not exited).
+  bool OtherActive(unsigned board);
+  /// `board` is quarantined (not active) / back from quarantine.
+  void Suspend(unsigned board);
+  void Resume(unsigned board);
+  /// Boards active now.
+  unsigned active();
+  /// Nothing is left to hand out to anyone: stopped, the deadline passed, or every index done.
+  bool Exhausted();
   /// Every Next() returns nullopt from now on.
   void Stop();
 
@@ -96,6 +112,8 @@ class Scheduler {
   std::map<uint64_t, std::string> images_;   ///< image per index (cache of image_of_)
   std::map<unsigned, std::string> loaded_;   ///< image each active board holds
   std::set<uint64_t> passed_;                ///< deferred for affinity, not yet taken
+  std::map<uint64_t, unsigned> avoid_;       ///< requeued runs: the board that gave them back
+  std::set<unsigned> suspended_;             ///< quarantined boards
   unsigned active_;
   bool stop_ = false;
 };

@@ -104,6 +104,16 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
     summary.campaign_id = *id;
   }
   summary.campaign_name = spec.name;
+  if (options.retry_infra) {
+    if (options.resume.empty()) {
+      return Status::InvalidArgument("--retry-infra needs --resume CAMPAIGN");
+    }
+    Result<std::vector<uint64_t>> requeued = db.RequeueInfraRuns(
+        summary.campaign_id,
+        [&](uint64_t i) { return InShard(options.shard, i) && !IsControlIndex(i); });
+    if (!requeued.ok()) return requeued.status();
+    summary.requeued_infra = requeued->size();
+  }
   auto rows = db.RunsOfCampaign(summary.campaign_id);
   if (!rows.ok()) return rows.status();
   std::set<uint64_t> done;
@@ -160,6 +170,24 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   }
   shared.scheduler = &scheduler;
   shared.boards.resize(workers);
+  shared.health.resize(workers);
+  for (unsigned b = 0; b < workers; ++b) {
+    shared.health[b].board =
+        b < options.board_names.size() ? options.board_names[b] : "board " + std::to_string(b);
+  }
+  if (options.open_log) {
+    Result<LogFn> log = options.open_log(spec.name, summary.campaign_id);
+    if (log.ok()) {
+      shared.log = *log;
+    } else {
+      summary.log_error = log.status().ToString();
+    }
+  }
+  soak_internal::Log(shared, LogLevel::kInfo,
+                     "soak " + spec.name + " (campaign id " + std::to_string(summary.campaign_id) +
+                         ") on " + std::to_string(workers) + " board(s); quarantine after " +
+                         std::to_string(options.health.quarantine_after) +
+                         " infra failures in a row");
   if (!spec.runs || shared.total > 0) {
     std::vector<std::unique_ptr<SoakWorker>> ws;
     std::vector<std::thread> threads;
@@ -198,6 +226,10 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   summary.abandoned = shared.abandoned;
   summary.fatal = shared.fatal;
   summary.deploys = shared.deploys;
+  summary.health = shared.health;
+  soak_internal::Log(shared, summary.fatal.empty() ? LogLevel::kInfo : LogLevel::kError,
+                     "soak ended: " + std::to_string(shared.counts.done) + " runs this session" +
+                         (summary.fatal.empty() ? "" : "; stopped early: " + summary.fatal));
   summary.elapsed_seconds =
       std::chrono::duration<double>(SteadyClock::now() - shared.start).count();
   auto after = db.RunsOfCampaign(summary.campaign_id);

@@ -7,6 +7,8 @@
 //    moment therefore loses no committed run and leaves no half run.
 //  - Resume: the runs already finished in the campaign row are skipped; every other index is
 //    drawn and run exactly as the uninterrupted campaign would have (Draw is a pure function).
+//    With retry_infra the infra runs first go back to planned (their outcome kept as an earlier
+//    attempt), so they are run again in place.
 //  - A determinism twin (Draw sets twin_of) never starts while the run it repeats is in flight,
 //    and goes to another board when there is one (runner/scheduler.h). It is judged against
 //    that run's capture (PlaybackBoard), or, when there is none (a resume lost it, or the twin
@@ -35,9 +37,11 @@
 #include <string>
 #include <vector>
 
+#include "base/log.h"
 #include "base/status.h"
 #include "db/records.h"
 #include "lab/remote_board.h"
+#include "runner/board_health.h"
 #include "runner/controls.h"
 #include "runner/execute.h"
 #include "runner/shard.h"
@@ -51,6 +55,10 @@ struct SoakOptions {
   unsigned boards = 1;
   std::string db_path = "out/ctte.db";
   std::string resume;                      ///< campaign id or name; "" = a new campaign
+  /// With `resume`: the campaign's infra runs (this shard's draws, not controls) are requeued in
+  /// place first (Database::RequeueInfraRuns: the failed outcome kept in run_attempts) and run
+  /// again with the same index, seed and config.
+  bool retry_infra = false;
   std::optional<uint64_t> seed;            ///< overrides the spec's campaign seed
   bool store_all_streams = false;
   ShardSpec shard;                         ///< run only this shard's indices (runner/shard.h)
@@ -62,6 +70,14 @@ struct SoakOptions {
   /// child (`soak --lab`: a lab inventory entry, lab/net/inventory.h); a respawn reopens it.
   /// TEST_wrap_board does not apply to such boards.
   std::function<Result<std::unique_ptr<lab::Board>>(unsigned slot)> open_board;
+  /// Board names by slot, for messages and the health report (default "board N").
+  std::vector<std::string> board_names;
+  /// Quarantine and health checks (runner/board_health.h).
+  HealthOptions health;
+  /// Opens the soak's log once the campaign is known (name, id); nullptr or an empty LogFn =
+  /// no log. Lines: boards opened, deploys (and skipped ones), each run, infra failures,
+  /// respawns, quarantines, health checks.
+  std::function<Result<LogFn>(const std::string& campaign, int64_t id)> open_log;
 
   // Extra fields (for testing): wraps each board child (e.g. to inject failures); the wrapper
   // must forward to `inner`, which stays valid across respawns.
@@ -100,6 +116,7 @@ struct SoakSummary {
   int64_t campaign_id = 0;
   std::string campaign_name;
   uint64_t skipped_done = 0;      ///< runs already finished before this session (resume)
+  uint64_t requeued_infra = 0;    ///< infra runs requeued by retry_infra
   SoakCounts counts;              ///< this session
   SoakCounts campaign;            ///< the whole campaign row after this session
   std::vector<SoakCounts> boards; ///< this session, per board slot
@@ -109,6 +126,16 @@ struct SoakSummary {
   bool interrupted = false;       ///< a stop request ended it (see the contract)
   uint64_t abandoned = 0;         ///< running runs abandoned by a second stop request
   std::vector<ControlResult> controls;  ///< every round run or stored, round then spec order
+  std::vector<BoardHealthReport> health;  ///< per board slot
+  std::string log_error;          ///< the log could not be opened ("" = it was, or none asked)
+  /// The boards quarantined at the end, "NAME (reason)" each.
+  std::vector<std::string> quarantined() const {
+    std::vector<std::string> q;
+    for (const BoardHealthReport& h : health) {
+      if (h.quarantined) q.push_back(h.board + " (" + h.reason + ")");
+    }
+    return q;
+  }
   /// A control failed: the campaign proves nothing, whatever its draws show.
   bool unsound() const {
     for (const ControlResult& c : controls) {

@@ -30,7 +30,11 @@ Result<lab::DeployReceipt> SoakBoard::Deploy(const lab::DeployRequest& request) 
   }
   Result<lab::DeployReceipt> receipt = inner_->Deploy(request);
   if (!receipt.ok()) return receipt;
-  ++deploys_;
+  if (receipt->skipped) {
+    ++skipped_deploys_;  // the agent's board held this image already (lab/board_server.h)
+  } else {
+    ++deploys_;
+  }
   deployed_[key] = *receipt;
   loaded_image_ = request.name;
   record_.receipt = *receipt;

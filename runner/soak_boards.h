@@ -5,7 +5,8 @@
 //    the target, build id read back) and keeps the receipt; a later request for the same image
 //    (same expected SHA-256 and build id) first asks Identify() and reuses the receipt only when
 //    the board still reports that image's SHA-256, else it deploys again. Forget() drops the
-//    receipt (after a respawn).
+//    receipt (after a respawn). A deploy the target itself skipped (a board agent whose board
+//    held the image, DeployReceipt::skipped) is counted apart (skipped_deploys()).
 //  - It records what the last run saw: the receipt, the identity, the clocks as programmed and
 //    read back, and the capture (TakeRecord()).
 //
@@ -53,6 +54,8 @@ class SoakBoard : public lab::Board {
   /// The record of the last run, when its capture arrived.
   std::optional<BoardRunRecord> TakeRecord();
   uint64_t deploys() const { return deploys_; }
+  /// Deploys the target skipped because it held the image already (DeployReceipt::skipped).
+  uint64_t skipped_deploys() const { return skipped_deploys_; }
   /// Name of the image the board holds after the last successful deploy ("" when none).
   const std::string& loaded_image() const { return loaded_image_; }
 
@@ -62,6 +65,7 @@ class SoakBoard : public lab::Board {
   BoardRunRecord record_;
   bool record_ok_ = false;
   uint64_t deploys_ = 0;
+  uint64_t skipped_deploys_ = 0;
   std::string loaded_image_;
 };
 

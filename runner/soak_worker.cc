@@ -22,6 +22,7 @@
 #include "runner/draw.h"
 #include "runner/scheduler.h"
 #include "runner/soak_boards.h"
+#include "runner/soak_health.h"
 
 namespace ctte::runner::soak_internal {
 
@@ -33,6 +34,10 @@ void Count(RunStatus s, SoakCounts* c) {
     case RunStatus::kInvalid: ++c->invalid; break;
     case RunStatus::kInfra: ++c->infra; break;
   }
+}
+
+void Log(Shared& shared, LogLevel level, const std::string& line) {
+  if (shared.log) shared.log(level, line);
 }
 
 void Count(db::RunStatus s, SoakCounts* c) {
@@ -54,7 +59,11 @@ bool LostBoard(InfraCause c) {
 
 class Worker : public SoakWorker {
  public:
-  Worker(Shared* shared, unsigned slot) : s_(shared), slot_(slot) {}
+  Worker(Shared* shared, unsigned slot) : s_(shared), slot_(slot), health_(shared, slot, "") {
+    const auto& names = shared->options->board_names;
+    name_ = slot < names.size() ? names[slot] : "board " + std::to_string(slot);
+    health_ = BoardHealth(shared, slot, name_);
+  }
 
   /// Kills the board child (from another thread: a second stop request). The worker's next
   /// board call then fails, and the worker stores nothing of that run.
@@ -65,6 +74,7 @@ class Worker : public SoakWorker {
 
   void Run() override {
     if (Status st = Start(); !st.ok()) {
+      Log(*s_, LogLevel::kError, name_ + ": cannot open: " + st.ToString());
       Fatal("board " + std::to_string(slot_) + ": " + st.ToString());
     } else {
       while (auto index = s_->scheduler->Next(slot_, board_ ? board_->loaded_image() : "")) {
@@ -115,6 +125,8 @@ class Worker : public SoakWorker {
     Result<int64_t> bid = db_->UpsertBoard({id->kind, id->serial, info.dump()});
     if (!bid.ok()) return bid.status();
     board_id_ = *bid;
+    Log(*s_, LogLevel::kInfo, name_ + ": opened (" + id->kind + ", serial " + id->serial +
+                                  (id->image_sha256.empty() ? "" : ", holds image " + id->image_sha256) + ")");
     return Status::Ok();
   }
 
@@ -138,7 +150,13 @@ class Worker : public SoakWorker {
         twin = board_.get();  // the original's capture is gone (resume): run its plan again
       }
     }
-    return ExecuteRun(*prepared, *board_, twin, s_->options->execute);
+    const uint64_t skipped = board_->skipped_deploys();
+    RunOutcome out = ExecuteRun(*prepared, *board_, twin, s_->options->execute);
+    if (board_->skipped_deploys() > skipped) {
+      Log(*s_, LogLevel::kInfo, name_ + ": deploy of " + prepared->manifest.name + " skipped: the board " +
+                                    "already holds sha256 " + prepared->manifest.sha256);
+    }
+    return out;
   }
 
   // A second stop request came: the run in flight is dropped, nothing of it stored.
@@ -159,15 +177,17 @@ class Worker : public SoakWorker {
     ++s_->boards[slot_].deaths;
   }
 
-  // Runs, retries an infra outcome once on a fresh board, stores. False: stop this worker.
+  // Runs, retries an infra outcome once on a fresh board (or hands it to another board when
+  // this one is quarantined or cannot be reopened), stores. False: stop this worker.
   bool RunIndex(uint64_t index) {
     const RunConfig config = Draw(*s_->spec, index);
     const std::string started = NowIsoUtc();
+    std::vector<RunAttempt> attempts = health_.TakeHanded(index);  // earlier attempts, other boards
     RunOutcome out = Execute(config);
     if (Abandoned(index)) return false;
     ApplyVerdictOverride(s_->options->TEST_verdict_override, &out);
     NoteOutcome(out);
-    std::vector<RunAttempt> attempts;  // the earlier attempts, for the run's history
+    health_.Note(out);
     // A board failure is retried; a refusal that a fresh board would repeat is not.
     const bool retry = out.status == RunStatus::kInfra && IsRetryable(out.cause);
     if (retry) {
@@ -176,17 +196,40 @@ class Worker : public SoakWorker {
         ++s_->counts.retried;
         ++s_->boards[slot_].retried;
       }
+      Log(*s_, LogLevel::kWarn, name_ + ": run " + std::to_string(index) + " infra (" +
+                                    InfraCauseName(out.cause) + "): " + out.status_reason);
       const int64_t first_board = board_id_;
       Status st = Respawn();
       attempts.push_back(AttemptOf(out, first_board, started, st.ok()));
+      if (!st.ok()) health_.Lost(st.ToString());
+      if (health_.QuarantineDue() && s_->scheduler->OtherActive(slot_)) {
+        // Another board takes the run (with this attempt); this one is quarantined.
+        (void)board_->TakeRecord();
+        health_.Handoff(index, std::move(attempts));
+        Quarantine();
+        return true;
+      }
       if (st.ok()) {
         out = Execute(config);  // a twin's record went to the first attempt: plan runs again
         if (Abandoned(index)) return false;
         NoteOutcome(out);
+        health_.Note(out);
       } else {
         out.status_reason += "; respawn failed: " + st.ToString();
       }
-      if (out.status == RunStatus::kInfra) (void)Respawn();  // leave a fresh board behind
+      if (out.status == RunStatus::kInfra && st.ok()) {
+        Status again = Respawn();  // leave a fresh board behind
+        if (!again.ok()) health_.Lost(again.ToString());
+        if (IsRetryable(out.cause) && health_.QuarantineDue() &&
+            s_->scheduler->OtherActive(slot_)) {
+          // The retry failed too and this board is now quarantined: another board takes it.
+          attempts.push_back(AttemptOf(out, board_id_, started, again.ok()));
+          (void)board_->TakeRecord();
+          health_.Handoff(index, std::move(attempts));
+          Quarantine();
+          return true;
+        }
+      }
       ApplyVerdictOverride(s_->options->TEST_verdict_override, &out);
     }
     std::optional<BoardRunRecord> record = board_->TakeRecord();
@@ -206,14 +249,21 @@ class Worker : public SoakWorker {
         return false;
       }
     }
+    // The earlier attempts (board deaths, respawns) go to run_attempts in the same transaction.
     Result<int64_t> id = db_->RecordRun(rec, out.VerdictRecords(),
-                                        keep_bytes && !out.stream.empty() ? &out.stream : nullptr);
+                                        keep_bytes && !out.stream.empty() ? &out.stream : nullptr,
+                                        ToAttemptRecords(attempts));
     if (!id.ok()) {
       Fatal("database: run " + std::to_string(index) + ": " + id.status().ToString());
       s_->scheduler->Finish(index, slot_, std::nullopt);
       return false;
     }
     s_->scheduler->Finish(index, slot_, std::move(record));
+    health_.NoteGreen(config, out);
+    Log(*s_, out.status == RunStatus::kGreen ? LogLevel::kInfo : LogLevel::kWarn,
+        name_ + ": run " + std::to_string(index) + " (id " + std::to_string(*id) + ") " +
+            RunStatusName(out.status) + (out.status_reason.empty() ? "" : ": " + out.status_reason) +
+            (attempts.empty() ? "" : " after " + std::to_string(attempts.size()) + " failed attempt(s)"));
     SoakRunEvent ev;
     ev.index = index;
     ev.seed = config.seed;
@@ -224,15 +274,45 @@ class Worker : public SoakWorker {
     ev.twin_of = config.twin_of;
     ev.wall_seconds = out.wall_seconds;
     ev.attempts = std::move(attempts);
-    std::lock_guard<std::mutex> lk(s_->mu);
-    Count(out.status, &s_->counts);
-    Count(out.status, &s_->boards[slot_]);
-    ev.counts = s_->counts;
-    ev.total = s_->total;
-    ev.elapsed_seconds = std::chrono::duration<double>(SteadyClock::now() - s_->start).count();
-    if (*s_->progress) (*s_->progress)(ev);
+    {
+      std::lock_guard<std::mutex> lk(s_->mu);
+      Count(out.status, &s_->counts);
+      Count(out.status, &s_->boards[slot_]);
+      ev.counts = s_->counts;
+      ev.total = s_->total;
+      ev.elapsed_seconds = std::chrono::duration<double>(SteadyClock::now() - s_->start).count();
+      if (*s_->progress) (*s_->progress)(ev);
+    }
+    if (health_.QuarantineDue()) Quarantine();
     return true;
   }
+
+  // One health check (runner/board_health.h): reopen the board, run the known-green
+  // configuration; green with the same stream passes.
+  bool HealthCheck() {
+    std::optional<std::pair<RunConfig, std::string>> known = health_.HealthConfig();
+    if (!known) {
+      Log(*s_, LogLevel::kWarn, name_ + ": health check not possible yet: no green run so far");
+      return false;
+    }
+    if (Status st = Respawn(); !st.ok()) {
+      Log(*s_, LogLevel::kWarn, name_ + ": health check: cannot reopen: " + st.ToString());
+      return false;
+    }
+    RunConfig config = known->first;
+    config.twin_of.reset();
+    const RunOutcome out = Execute(config);
+    (void)board_->TakeRecord();
+    const bool ok = out.status == RunStatus::kGreen && out.stream_sha256 == known->second;
+    Log(*s_, ok ? LogLevel::kInfo : LogLevel::kWarn,
+        name_ + ": health check (run " + std::to_string(config.index) + "'s config): " +
+            (ok ? "passed" : std::string(RunStatusName(out.status)) +
+                                 (out.stream_sha256 == known->second ? "" : ", stream differs") +
+                                 ": " + out.status_reason));
+    return ok;
+  }
+
+  void Quarantine() { health_.Quarantine([this] { return HealthCheck(); }); }
 
   Status Respawn() {
     if (s_->options->open_board) {
@@ -273,6 +353,8 @@ class Worker : public SoakWorker {
 
   Shared* s_;
   unsigned slot_;
+  std::string name_;
+  BoardHealth health_;
   std::unique_ptr<db::Database> db_;
   std::unique_ptr<lab::RemoteBoard> remote_;
   std::unique_ptr<lab::Board> opened_;   // SoakOptions::open_board

@@ -9,10 +9,13 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/log.h"
 #include "db/records.h"
 #include "runner/campaign_spec.h"
 #include "runner/scheduler.h"
@@ -37,7 +40,16 @@ struct Shared {
   uint64_t deploys = 0;
   uint64_t abandoned = 0;
   std::atomic<bool> abandon{false};  // a second stop request: drop the running runs
+  LogFn log;                          // the soak's log (may be empty); thread-safe
+  std::vector<BoardHealthReport> health;  // per slot
+  std::map<uint64_t, std::vector<RunAttempt>> handed;  // attempts of runs given back (Requeue)
+  std::optional<RunConfig> known_green;  // the shortest green run so far (health checks)
+  std::string known_green_sha;
+  double known_green_wall = 0;
 };
+
+/// Logs to shared.log when there is one.
+void Log(Shared& shared, LogLevel level, const std::string& line);
 
 /// Adds one run of status `s` to *c.
 void Count(RunStatus s, SoakCounts* c);

@@ -9,11 +9,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "base/text.h"
 #include "lab/protocol.h"
 #include "lab/wire.h"
+#include "regmap/registers.h"
 
 #include "lab/net/tls_bridge.h"
 
@@ -31,6 +34,20 @@ Result<std::unique_ptr<Agent>> Agent::Listen(Board& board, AgentOptions options)
   a->board_ = &board;
   a->options_ = std::move(options);
   CTTE_ASSIGN_OR_RETURN(a->impl_->ctx, MakeTlsContext(a->options_.tls, /*server=*/true));
+  std::string cache_dir = a->options_.cache_dir;
+  if (cache_dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string t = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+                    "/ctte-agent-cache-XXXXXX";
+    if (::mkdtemp(t.data()) == nullptr) return Status::IOError("payload cache: mkdtemp " + t);
+    cache_dir = a->temp_cache_ = t;
+  }
+  CTTE_ASSIGN_OR_RETURN(a->cache_, PayloadCache::Open(cache_dir));
+  a->state_.cache = a->cache_.get();
+  Agent* self = a.get();
+  a->state_.log = [self](const std::string& line) { self->Log(LogLevel::kInfo, line); };
+  a->options_.server.state = &a->state_;
+  a->options_.server.heartbeat_ms = a->options_.heartbeat_ms;
   boost::system::error_code ec;
   const auto addr = asio::ip::make_address(a->options_.host, ec);
   if (ec) return Status::InvalidArgument("listen address '" + a->options_.host + "': " + ec.message());
@@ -48,7 +65,12 @@ Result<std::unique_ptr<Agent>> Agent::Listen(Board& board, AgentOptions options)
   return a;
 }
 
-Agent::~Agent() = default;
+Agent::~Agent() {
+  if (!temp_cache_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(temp_cache_, ec);
+  }
+}
 
 void Agent::Log(LogLevel level, const std::string& line) {
   if (options_.log) {
@@ -184,6 +206,18 @@ void Agent::Busy(Conn& c) {
   c.tls->lowest_layer().close(ec);
 }
 
+// Leaves the board with the encoder in reset for the next client (trTeActive = 0). A board
+// without an image has no encoder to reset.
+void Agent::ResetBoard(uint64_t session) {
+  Result<BoardIdentity> id = board_->Identify();
+  if (!id.ok() || id->image_sha256.empty()) return;
+  const Status s = board_->WriteReg(reg::kTeControl, 0);
+  ++resets_;
+  Log(s.ok() ? LogLevel::kInfo : LogLevel::kWarn,
+      "session " + std::to_string(session) + ": board reset (trTeControl = 0)" +
+          (s.ok() ? "" : " failed: " + s.ToString()));
+}
+
 void Agent::Session(std::unique_ptr<Conn> c) {
   const uint64_t n = ++sessions_;
   Log(LogLevel::kInfo, "session " + std::to_string(n) + ": client '" + c->name + "' at " + c->peer +
@@ -196,17 +230,24 @@ void Agent::Session(std::unique_ptr<Conn> c) {
     Log(LogLevel::kWarn, "socketpair failed; dropping " + c->peer);
   } else {
     Status served;
+    ServerOptions so = options_.server;
+    const std::string who = "session " + std::to_string(n) + " '" + c->name + "' at " + c->peer;
+    so.on_request = [this, who](const std::string& req) { Log(LogLevel::kInfo, who + ": " + req); };
     std::thread server([&, fd = sv[1]] {
-      served = ServeBoard(*board_, fd, fd, options_.server, nullptr);
+      served = ServeBoard(*board_, fd, fd, so, nullptr);
       ::shutdown(fd, SHUT_RDWR);
       ::close(fd);
     });
-    const std::string why = RunBridge(*c->tls, sv[0], options_.idle_timeout_ms);
-    server.join();
+    BridgeCounters bytes;
+    const std::string why = RunBridge(*c->tls, sv[0], options_.lease_timeout_ms, &bytes);
+    server.join();  // a run in progress completes first; its reply has nowhere to go
     Log(LogLevel::kInfo, "session " + std::to_string(n) + " with '" + c->name + "' at " + c->peer + " ended: " +
-        why + (served.ok() ? "" : "; protocol: " + served.ToString()) + "; lease released");
+        why + (served.ok() ? "" : "; protocol: " + served.ToString()) + "; bytes from client " +
+        std::to_string(bytes.from_peer.load()) + ", to client " + std::to_string(bytes.to_peer.load()));
   }
   c.reset();
+  ResetBoard(n);
+  Log(LogLevel::kInfo, "session " + std::to_string(n) + ": lease released");
   {
     std::lock_guard<std::mutex> lk(lease_mu_);
     lease_holder_.clear();

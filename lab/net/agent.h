@@ -8,8 +8,16 @@
 // Leases: the client that holds the session holds the board's lease. Another client that
 // completes the handshake meanwhile gets one error response (id 0, code Unavailable) "busy:
 // leased by NAME since T" and is closed. The lease ends when its client disconnects, when no
-// byte moves for the idle timeout, or when TCP keepalive probes (the heartbeats, every few
-// seconds on an idle connection) go unanswered: a runner host that vanished frees the board.
+// byte (request or heartbeat; NetBoard sends one every 2 s, during runs too) came from it for
+// lease_timeout_ms, or when TCP keepalive probes go unanswered: a runner that vanished, even
+// mid-run, frees the board. A run in progress then completes on the board (a simulated run
+// cannot be interrupted), its reply is dropped, and the encoder is reset (trTeControl = 0)
+// before the next client gets the board. Every session ends with that reset.
+//
+// While a request executes the agent sends a heartbeat frame every heartbeat_ms, so the client
+// tells a long run from a vanished agent. Payloads (image, workload ELF) are kept in a cache
+// folder by SHA-256 (lab/payload_cache.h) across sessions; a deploy of the image the board
+// already holds is skipped (lab/board_server.h ServerState).
 //
 // Threading: Serve() on one thread (it accepts while a session runs on its own thread);
 // Stop() from any thread.
@@ -37,8 +45,13 @@ struct AgentOptions {
   uint16_t port = 0;               ///< 0: an ephemeral port (see Agent::port())
   TlsFiles tls;
   int handshake_timeout_ms = 10'000;
-  /// A session with no byte either way for this long is dropped (a run's reply counts).
-  int idle_timeout_ms = 900'000;
+  /// A session whose client sent no byte (request or heartbeat) for this long is dropped and
+  /// its lease expires.
+  int lease_timeout_ms = 30'000;
+  /// Heartbeats to the client while a request executes (0: none).
+  int heartbeat_ms = 1'000;
+  /// The payload cache folder; "" = a new temporary folder, removed with the agent.
+  std::string cache_dir;
   ServerOptions server;
   /// Where log lines go (default: stderr, "ctte-board: <line>"). kWarn: a dropped or refused
   /// peer; kInfo: sessions and leases; kDebug: the bridge's details.
@@ -59,6 +72,8 @@ class Agent {
   uint64_t sessions() const { return sessions_.load(); }  ///< clients that passed the handshake
   uint64_t refused() const { return refused_.load(); }    ///< peers dropped before a session
   uint64_t busy() const { return busy_.load(); }          ///< clients told "busy: leased by"
+  uint64_t resets() const { return resets_.load(); }      ///< board resets after sessions
+  const PayloadCache& cache() const { return *cache_; }
 
  private:
   struct Impl;
@@ -73,7 +88,11 @@ class Agent {
   AgentOptions options_;
   uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> sessions_{0}, refused_{0}, busy_{0};
+  std::atomic<uint64_t> sessions_{0}, refused_{0}, busy_{0}, resets_{0};
+  void ResetBoard(uint64_t session);
+  std::unique_ptr<PayloadCache> cache_;
+  std::string temp_cache_;  ///< a temporary cache folder we made ("" = none)
+  ServerState state_;
   std::mutex lease_mu_;
   std::condition_variable lease_cv_;
   std::string lease_holder_;  ///< guarded by lease_mu_; "" = free

@@ -1,11 +1,15 @@
 #include "lab/net/inventory.h"
 
+#include <chrono>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 #include <set>
 
 #include "base/json.h"
 #include "lab/net/net_board.h"
+#include "lab/protocol.h"
 
 namespace ctte::lab::net {
 namespace {
@@ -85,7 +89,8 @@ Result<Inventory> LoadInventory(const std::string& path) {
 }
 
 Result<std::unique_ptr<Board>> OpenInventoryBoard(const InventoryBoard& entry,
-                                                  const RemoteBoardOptions& options) {
+                                                  const RemoteBoardOptions& options,
+                                                  int lease_wait_ms) {
   if (entry.kind == "local") {
     CTTE_ASSIGN_OR_RETURN(std::unique_ptr<RemoteBoard> b, RemoteBoard::Spawn(options));
     return std::unique_ptr<Board>(std::move(b));
@@ -96,8 +101,22 @@ Result<std::unique_ptr<Board>> OpenInventoryBoard(const InventoryBoard& entry,
   o.expected_name = entry.name;
   o.tls = entry.tls;
   o.remote = options;
-  CTTE_ASSIGN_OR_RETURN(std::unique_ptr<NetBoard> b, NetBoard::Connect(o));
-  return std::unique_ptr<Board>(std::move(b));
+  // A busy agent (leased by another runner) is asked again every second for a bounded time.
+  const int64_t give_up = MonotonicMs() + lease_wait_ms;
+  for (;;) {
+    CTTE_ASSIGN_OR_RETURN(std::unique_ptr<NetBoard> b, NetBoard::Connect(o));
+    Result<BoardIdentity> id = b->Identify();
+    const bool busy = !id.ok() && id.status().code() == Status::Code::kUnavailable &&
+                      id.status().message().find("busy: leased by") != std::string::npos;
+    if (!busy) return std::unique_ptr<Board>(std::move(b));
+    if (MonotonicMs() >= give_up) {
+      return Status::Unavailable("board " + entry.name + " at " + entry.host + ":" +
+                                 std::to_string(entry.port) + " still " + id.status().message() +
+                                 " after waiting " + std::to_string(lease_wait_ms / 1000) + " s");
+    }
+    b.reset();
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
 }
 
 }  // namespace ctte::lab::net

@@ -44,8 +44,11 @@ struct Inventory {
 Result<Inventory> LoadInventory(const std::string& path);
 
 /// Opens one inventory board: local = RemoteBoard::Spawn(options); net = NetBoard::Connect
-/// with options' timeouts.
+/// with options' timeouts. An agent that answers "busy: leased by ..." is asked again every
+/// second for up to lease_wait_ms (then Unavailable naming the holder).
+inline constexpr int kDefaultLeaseWaitMs = 60'000;
 Result<std::unique_ptr<Board>> OpenInventoryBoard(const InventoryBoard& entry,
-                                                  const RemoteBoardOptions& options);
+                                                  const RemoteBoardOptions& options,
+                                                  int lease_wait_ms = kDefaultLeaseWaitMs);
 
 }  // namespace ctte::lab::net

@@ -4,7 +4,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
+
 #include "lab/failure.h"
+#include "lab/protocol.h"
 #include "lab/net/tls_bridge.h"
 
 namespace ctte::lab::net {
@@ -13,6 +16,7 @@ struct NetBoard::Conn {
   asio::io_context io;
   std::unique_ptr<asio::ssl::context> ctx;
   std::unique_ptr<TlsStream> tls;
+  BridgeCounters bytes;
 };
 
 Result<std::unique_ptr<NetBoard>> NetBoard::Connect(const NetBoardOptions& o) {
@@ -89,13 +93,41 @@ Result<std::unique_ptr<NetBoard>> NetBoard::Connect(const NetBoardOptions& o) {
   b->peer_name_ = presented;
   b->conn_ = std::move(conn);
   b->raw_fd_ = sv[0];
-  b->remote_ = RemoteBoard::Connect(sv[0], o.remote);
+  RemoteBoardOptions ro = o.remote;
+  ro.payload_cache = true;
+  ro.silence_timeout_ms = o.agent_silence_ms;
+  b->remote_ = RemoteBoard::Connect(sv[0], ro);
   Conn* c = b->conn_.get();
-  b->bridge_ = std::thread([c, fd = sv[1]] { (void)RunBridge(*c->tls, fd, -1); });
+  b->bridge_ = std::thread([c, fd = sv[1]] { (void)RunBridge(*c->tls, fd, -1, &c->bytes); });
+  if (o.heartbeat_ms > 0) {
+    NetBoard* nb = b.get();
+    b->heartbeat_ = std::thread([nb, period = o.heartbeat_ms] {
+      std::unique_lock<std::mutex> lk(nb->hb_mu_);
+      while (!nb->hb_cv_.wait_for(lk, std::chrono::milliseconds(period),
+                                  [nb] { return nb->hb_stop_; })) {
+        if (!nb->remote_->SendHeartbeat(period).ok()) return;  // the connection is gone
+      }
+    });
+  }
   return b;
 }
 
+void NetBoard::StopHeartbeats() {
+  {
+    std::lock_guard<std::mutex> lk(hb_mu_);
+    hb_stop_ = true;
+  }
+  hb_cv_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+}
+
+void NetBoard::TEST_StopHeartbeats() { StopHeartbeats(); }
+
+uint64_t NetBoard::bytes_sent() const { return conn_->bytes.to_peer.load(); }
+uint64_t NetBoard::bytes_received() const { return conn_->bytes.from_peer.load(); }
+
 NetBoard::~NetBoard() {
+  StopHeartbeats();
   remote_.reset();  // closes the protocol end: the bridge sees EOF and ends
   if (bridge_.joinable()) bridge_.join();
 }
@@ -125,11 +157,12 @@ Status TEST_ConnectWithoutCertificate(const std::string& host, uint16_t port,
   });
   if (!RunWithTimeout(io, tls.lowest_layer(), timeout_ms, done)) return Status::Timeout("handshake");
   if (hec) return Status::Unavailable("handshake refused: " + hec.message());
-  const std::string frame = "CTB1\x1b\0\0\0\0\0\0\0{\"v\":1,\"id\":1,\"op\":\"identify\"}";
+  // Built by EncodeFrame: a string literal with embedded NULs would end at the first one.
+  const std::vector<uint8_t> frame = EncodeFrame(Frame{R"({"v":1,"id":1,"op":"identify"})", {}});
   done = false;
   boost::system::error_code wec, rec;
   char buf[64];
-  asio::async_write(tls, asio::buffer(frame.data(), 12 + 27), [&](const boost::system::error_code& e, size_t) {
+  asio::async_write(tls, asio::buffer(frame), [&](const boost::system::error_code& e, size_t) {
     wec = e;
     if (e) {
       done = true;

@@ -71,14 +71,15 @@ bool RunWithTimeout(asio::io_context& io, Tcp::socket::lowest_layer_type& sock, 
 namespace {
 
 struct Bridge {
-  Bridge(TlsStream& t, int fd, int idle)
-      : tls(t), local(t.get_executor()), timer(t.get_executor()), idle_ms(idle) {
+  Bridge(TlsStream& t, int fd, int idle, BridgeCounters* c)
+      : tls(t), local(t.get_executor()), timer(t.get_executor()), idle_ms(idle), counters(c) {
     local.assign(asio::local::stream_protocol(), fd);
   }
   TlsStream& tls;
   asio::local::stream_protocol::socket local;
   asio::steady_timer timer;
   int idle_ms;
+  BridgeCounters* counters;
   std::array<char, 64 * 1024> up{};    // tls -> local
   std::array<char, 64 * 1024> down{};  // local -> tls
   bool done = false;
@@ -98,7 +99,10 @@ struct Bridge {
     if (idle_ms < 0 || done) return;
     timer.expires_after(std::chrono::milliseconds(idle_ms));
     timer.async_wait([this](const boost::system::error_code& ec) {
-      if (!ec) Finish("idle timeout");
+      if (!ec) {
+        Finish("lease expired: no byte (request or heartbeat) from the peer for " +
+               std::to_string(idle_ms) + " ms");
+      }
     });
   }
   void ReadTls() {
@@ -117,6 +121,7 @@ struct Bridge {
         return;
       }
       Touch();
+      if (counters != nullptr) counters->from_peer += n;
       asio::async_write(local, asio::buffer(up.data(), n),
                         [this](const boost::system::error_code& wec, size_t) {
                           if (done) return;
@@ -134,7 +139,7 @@ struct Bridge {
                                       : "local read: " + ec.message());
         return;
       }
-      Touch();
+      if (counters != nullptr) counters->to_peer += n;
       asio::async_write(tls, asio::buffer(down.data(), n),
                         [this](const boost::system::error_code& wec, size_t) {
                           if (done) return;
@@ -149,10 +154,10 @@ struct Bridge {
 
 }  // namespace
 
-std::string RunBridge(TlsStream& tls, int fd, int idle_ms) {
+std::string RunBridge(TlsStream& tls, int fd, int idle_ms, BridgeCounters* counters) {
   auto& io = static_cast<asio::io_context&>(tls.get_executor().context());
   io.restart();
-  Bridge b(tls, fd, idle_ms);
+  Bridge b(tls, fd, idle_ms, counters);
   b.Touch();
   b.ReadTls();
   b.ReadLocal();

@@ -9,6 +9,8 @@
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -31,10 +33,17 @@ std::string PeerCommonName(TlsStream& tls);
 /// "CN" of a certificate, "" when none.
 std::string CommonName(X509* cert);
 
+/// Bytes a bridge moved (protocol bytes, before TLS), readable from any thread.
+struct BridgeCounters {
+  std::atomic<uint64_t> from_peer{0};  ///< read from the TLS peer
+  std::atomic<uint64_t> to_peer{0};    ///< written to the TLS peer
+};
+
 /// Copies bytes both ways between `tls` and the local stream socket `fd` (owned; closed at the
-/// end) until either side ends, an error, or idle_ms (< 0: never) without a byte either way.
-/// Runs tls's io_context on the calling thread. Returns why it ended, for logs.
-std::string RunBridge(TlsStream& tls, int fd, int idle_ms);
+/// end) until either side ends, an error, or idle_ms (< 0: never) without a byte *from the TLS
+/// peer* (its requests or heartbeats: the agent's lease expiry). Runs tls's io_context on the
+/// calling thread. Returns why it ended, for logs. `counters` (optional) count the bytes.
+std::string RunBridge(TlsStream& tls, int fd, int idle_ms, BridgeCounters* counters = nullptr);
 
 /// Runs `io` until `op_done` or timeout_ms; on timeout closes `sock` (cancelling the op) and
 /// returns false.

@@ -12,12 +12,19 @@
 //  6. Clock until trTeEmpty=1 or the drain budget (sink cycles) is spent; read the counters.
 #include "lab/sim/sim_board.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <string_view>
 
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 
 #include "base/files.h"
 #include "base/random.h"
@@ -38,12 +45,59 @@ constexpr int kEmptyPollLatency = 4;
 double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+constexpr std::string_view kSlotPrefix = "ctte-board-";
+
+// A pid that no longer runs: gone (ESRCH) or a zombie nobody reaped (a container's init may not).
+bool PidIsDead(pid_t pid) {
+  if (::kill(pid, 0) != 0) return errno == ESRCH;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");  // procfs: sizes read as 0
+  std::string stat;
+  if (!std::getline(in, stat)) return false;
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z';
+}
 }  // namespace
+
+size_t RemoveStaleSlotDirs(const std::string& tmp_dir) {
+  namespace fs = std::filesystem;
+  size_t removed = 0;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(tmp_dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(kSlotPrefix)) continue;
+    // "ctte-board-<pid>-XXXXXX": only folders that name their creator can be judged.
+    const std::string rest = name.substr(kSlotPrefix.size());
+    const size_t dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos || dash > 10) continue;
+    Result<uint64_t> pid = ParseDecimal64(rest.substr(0, dash), "pid");
+    if (!pid.ok() || *pid == 0 || *pid > static_cast<uint64_t>(INT32_MAX)) continue;
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+        st.st_uid != ::geteuid()) {
+      continue;  // not a folder of ours (a symlink, another user's): never touched
+    }
+    if (!PidIsDead(static_cast<pid_t>(*pid))) continue;
+    std::error_code rm;
+    fs::remove_all(it->path(), rm);
+    if (!rm) ++removed;
+  }
+  return removed;
+}
 
 Result<std::unique_ptr<SimBoard>> SimBoard::Create(const SimBoardOptions& options) {
   std::unique_ptr<SimBoard> b(new SimBoard(options));
   if (options.slot_dir.empty()) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "ctte-board-XXXXXX").string();
+    // The folder names its creator's pid, so that a board killed before its destructor ran
+    // (SIGKILL of the board, or of the whole soak's process group) leaves a folder the next
+    // board removes here (docs/lab.md, "Slot folders").
+    std::error_code tmp_ec;
+    const std::filesystem::path tmp = std::filesystem::temp_directory_path(tmp_ec);
+    if (tmp_ec) return Status::IOError("no temporary folder: " + tmp_ec.message());
+    (void)RemoveStaleSlotDirs(tmp.string());
+    std::string tmpl =
+        (tmp / (std::string(kSlotPrefix) + std::to_string(::getpid()) + "-XXXXXX")).string();
     if (::mkdtemp(tmpl.data()) == nullptr) {
       return Status::IOError("cannot create a fabric slot directory under " + tmpl);
     }

@@ -11,6 +11,7 @@
 // RTL $fatal or a crash takes down one board only.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -21,8 +22,16 @@
 
 namespace ctte::lab {
 
+/// Removes the folders "ctte-board-<pid>-*" in `tmp_dir` that belong to this user and whose pid
+/// is no longer running (boards killed before they could remove their slot folder); never a
+/// symlink, another user's folder or one of a live process. Returns how many it removed.
+/// SimBoard::Create calls it before making its own temporary slot folder.
+size_t RemoveStaleSlotDirs(const std::string& tmp_dir);
+
 struct SimBoardOptions {
-  std::string slot_dir;  ///< "" = a fresh temporary directory, removed with the board
+  /// "" = a fresh temporary directory $TMPDIR/ctte-board-<pid>-XXXXXX, removed with the board
+  /// (and by the next board's Create when this one was killed first).
+  std::string slot_dir;
   std::string serial;    ///< "" = "sim-<pid>-<n>"
   bool time_split = false;  ///< measure ISS and eval host time (bench only)
 };

@@ -399,6 +399,7 @@ int Main(int argc, char** argv) {
       Outcome r;
       if (setup_error.empty()) {
         r = RunCase(c, dir, o);
+        ::chmod(dir.c_str(), 0755);  // a read-only-folder case: removable again
       } else {
         r.why = "harness: setup failed: " + setup_error;
       }

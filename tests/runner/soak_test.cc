@@ -19,6 +19,7 @@
 #include "db/database.h"
 #include "lab/board.h"
 #include "runner/soak.h"
+#include "tests/runner/soak_test_support.h"
 
 namespace ctte::runner {
 namespace {
@@ -43,22 +44,8 @@ constexpr const char* kTinySpec = R"({
   }
 })";
 
-struct Cmd {
-  int exit_code = -1;
-  std::string out;
-};
-
-Cmd RunLab(const std::string& args) {
-  const std::string cmd = std::string(CTTE_LAB_PATH) + " " + args + " 2>&1";
-  Cmd r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  const int rc = pclose(p);
-  r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return r;
-}
+using soak_testing::Cmd;
+using soak_testing::RunLab;
 
 class SoakTest : public ::testing::Test {
  public:
@@ -468,12 +455,7 @@ SoakOptions InProcessOptions(const std::string& name, int* failures) {
   set("\"runs\": 12", "\"runs\": 2");
   set("\"determinism_pairs\": 0.5", "\"determinism_pairs\": 0.0");
   std::ofstream(dir + "/spec.json") << spec;
-  SoakOptions o;
-  o.spec_path = dir + "/spec.json";
-  o.db_path = dir + "/soak.db";
-  o.execute.image_dir = std::string(CTTE_BINARY_DIR) + "/images";
-  o.execute.workload_dir = std::string(CTTE_BINARY_DIR) + "/workloads";
-  o.board.board_path = std::string(CTTE_BINARY_DIR) + "/bin/ctte-board";
+  SoakOptions o = soak_testing::BuildSoakOptions(dir + "/spec.json", dir + "/soak.db");
   o.TEST_wrap_board = [failures](lab::Board* inner, unsigned) {
     return std::make_unique<DyingBoard>(inner, failures);
   };
@@ -597,13 +579,8 @@ SoakOptions ControlOptions(const std::string& name, const std::string& spec) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/spec.json") << spec;
-  SoakOptions o;
-  o.spec_path = dir + "/spec.json";
-  o.db_path = dir + "/soak.db";
+  SoakOptions o = soak_testing::BuildSoakOptions(dir + "/spec.json", dir + "/soak.db");
   o.boards = 2;
-  o.execute.image_dir = std::string(CTTE_BINARY_DIR) + "/images";
-  o.execute.workload_dir = std::string(CTTE_BINARY_DIR) + "/workloads";
-  o.board.board_path = std::string(CTTE_BINARY_DIR) + "/bin/ctte-board";
   return o;
 }
 

@@ -9,6 +9,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -38,7 +39,22 @@ int ServeUnix(ctte::lab::Board& board, const std::string& path,
     return 2;
   }
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  ::unlink(path.c_str());
+  // Only an old socket is replaced: a regular file, symlink, FIFO, device or folder at PATH is
+  // refused and left alone (the base/output.h rule, docs/board-protocol.md).
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!S_ISSOCK(st.st_mode)) {
+      const char* what = S_ISREG(st.st_mode)   ? "a regular file"
+                         : S_ISLNK(st.st_mode) ? "a symbolic link"
+                         : S_ISDIR(st.st_mode) ? "a directory"
+                                               : "not a socket";
+      std::fprintf(stderr, "ctte-board: --unix %s: %s is there; refusing to replace it\n",
+                   path.c_str(), what);
+      ::close(ls);
+      return 2;
+    }
+    ::unlink(path.c_str());
+  }
   if (::bind(ls, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(ls, 1) != 0) {
     std::fprintf(stderr, "ctte-board: %s: %s\n", path.c_str(), std::strerror(errno));
     return 2;
@@ -97,14 +113,18 @@ int main(int argc, char** argv) {
   app.add_flag("--test-ops", server.test_ops, "accept TEST_* requests (supervision tests)");
   std::string listen;
   ctte::lab::net::AgentOptions agent;
-  int handshake_s = 10, idle_s = 900;
+  int handshake_s = 10, idle_s = 30;
   std::string log_level = "info";
   app.add_option("--listen", listen, "serve as a TLS board agent on tcp:HOST:PORT");
   app.add_option("--cert", agent.tls.cert, "agent certificate (PEM, from ctte-lab lab issue)");
   app.add_option("--key", agent.tls.key, "agent private key (PEM)");
   app.add_option("--ca", agent.tls.ca, "lab CA certificate (PEM); clients must chain to it");
   app.add_option("--handshake-timeout", handshake_s, "seconds a peer has for the TLS handshake");
-  app.add_option("--idle-timeout", idle_s, "seconds without traffic before a session is dropped");
+  app.add_option("--lease-timeout", idle_s,
+                 "seconds without a request or heartbeat from the client before its lease expires "
+                 "(default 30)");
+  app.add_option("--cache-dir", agent.cache_dir,
+                 "payload cache folder (images, workloads by SHA-256; default: a temporary one)");
   app.add_option("--log-level", log_level, "agent log level: debug, info, warn (default info)")
       ->check(CLI::IsMember({"debug", "info", "warn"}));
   try {
@@ -129,11 +149,11 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (handshake_s <= 0 || idle_s <= 0) {
-      std::fprintf(stderr, "ctte-board: --handshake-timeout and --idle-timeout must be > 0\n");
+      std::fprintf(stderr, "ctte-board: --handshake-timeout and --lease-timeout must be > 0\n");
       return 2;
     }
     agent.handshake_timeout_ms = handshake_s * 1000;
-    agent.idle_timeout_ms = idle_s * 1000;
+    agent.lease_timeout_ms = idle_s * 1000;
     agent.server = server;
     // The agent's log (spdlog on stderr): peers by certificate name and address.
     auto logger = spdlog::stderr_logger_mt("ctte-board");

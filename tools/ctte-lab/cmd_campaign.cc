@@ -141,9 +141,11 @@ int RunPlan(const CampaignFlags& f) {
       return kExitUsage;
     }
   }
+  // Only the default out/ is created (as `soak` does); an explicit --db needs its folder, and
+  // Database::Open refuses a missing folder or a path that is not a regular file by name.
   const std::filesystem::path db_path(f.db_path);
   std::error_code ec;
-  if (db_path.has_parent_path()) std::filesystem::create_directories(db_path.parent_path(), ec);
+  if (f.db_path == "out/ctte.db") std::filesystem::create_directories(db_path.parent_path(), ec);
   if (ec) {
     std::fprintf(stderr, "ctte-lab: cannot create %s: %s\n",
                  db_path.parent_path().c_str(), ec.message().c_str());

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/files.h"
+#include "base/output.h"
 #include "base/text.h"
 #include "oracle/features.h"
 #include "oracle/ntrace_reader.h"
@@ -32,21 +33,19 @@ struct DecodeArgs {
   std::string features = "none";
 };
 
-// Streams PCs to a file (or nowhere) and keeps the markers.
+// Collects PCs as text (or nowhere) and keeps the markers.
 class CliSink : public oracle::PcSink {
  public:
-  explicit CliSink(std::FILE* out) : out_(out) {}
+  explicit CliSink(std::string* out) : out_(out) {}
   void OnPcs(const uint64_t* pcs, size_t n) override {
     if (out_ == nullptr) return;
-    for (size_t i = 0; i < n; ++i) {
-      std::fprintf(out_, "%s\n", HexShort(pcs[i]).c_str());
-    }
+    for (size_t i = 0; i < n; ++i) *out_ += HexShort(pcs[i]) + "\n";
   }
   void OnMarker(const Marker& m) override { markers.push_back(m); }
   std::vector<Marker> markers;
 
  private:
-  std::FILE* out_;
+  std::string* out_;
 };
 
 // Prints every message and every problem of the stream, in stream order.
@@ -82,15 +81,16 @@ int RunDecode(const DecodeArgs& a) {
                   m.ToString().c_str());
     }
   }
-  std::FILE* pcs = nullptr;
+  // --pcs goes through base/output.h: refused up front (FIFO, symlink, device, missing parent),
+  // written once the decode is over.
   if (!a.pcs.empty()) {
-    pcs = std::fopen(a.pcs.c_str(), "w");
-    if (pcs == nullptr) {
-      std::fprintf(stderr, "ctte-lab decode: cannot write %s\n", a.pcs.c_str());
+    if (Status s = CheckOutputPath(a.pcs); !s.ok()) {
+      std::fprintf(stderr, "ctte-lab decode: --pcs: %s\n", s.ToString().c_str());
       return kExitUsage;
     }
   }
-  CliSink sink(pcs);
+  std::string pcs;
+  CliSink sink(a.pcs.empty() ? nullptr : &pcs);
   oracle::DecodeOptions opt;
   Result<oracle::FeatureSet> features = oracle::ParseFeatures(a.features, "--features");
   if (!features.ok()) {
@@ -118,9 +118,11 @@ int RunDecode(const DecodeArgs& a) {
     rec.OnMessage(m);
   }
   rec.Finish();
-  if (pcs != nullptr && std::fclose(pcs) != 0) {
-    std::fprintf(stderr, "ctte-lab decode: error writing %s\n", a.pcs.c_str());
-    return kExitUsage;
+  if (!a.pcs.empty()) {
+    if (Status s = WriteOutputFile(a.pcs, pcs); !s.ok()) {
+      std::fprintf(stderr, "ctte-lab decode: --pcs: %s\n", s.ToString().c_str());
+      return kExitUsage;
+    }
   }
   stats.set_wire_bytes(bytes->size());
   stats.set_idle_bytes(reader.idle_bytes());

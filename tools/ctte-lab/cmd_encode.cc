@@ -12,7 +12,9 @@
 #include "oracle/iss.h"
 #include "oracle/program_image.h"
 #include "oracle/reference_encoder.h"
+#include "runner/cli_config.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/flag_checks.h"
 
 namespace ctte::cli {
 namespace {
@@ -32,7 +34,6 @@ struct EncodeArgs {
 int RunEncode(const EncodeArgs& a) {
   oracle::EncoderConfig cfg;
   cfg.mode = a.mode == "btm" ? oracle::TraceMode::kBtm : oracle::TraceMode::kHtm;
-  cfg.sync_mode = a.sync_mode == "messages" ? 1 : a.sync_mode == "halfwords" ? 3 : 0;
   cfg.icnt_bits = static_cast<uint8_t>(a.icnt_bits);
   Result<oracle::FeatureSet> features = oracle::ParseFeatures(a.features, "--features");
   if (!features.ok()) {
@@ -40,17 +41,17 @@ int RunEncode(const EncodeArgs& a) {
     return kExitUsage;
   }
   cfg.features = *features;
-  if (cfg.sync_mode != 0) {
-    if (a.sync_period < 16 || !std::has_single_bit(a.sync_period) ||
-        a.sync_period > (uint64_t{1} << 19)) {
-      std::fprintf(stderr,
-                   "ctte-lab encode: --sync-period %llu: must be a power of two from 16 to "
-                   "2^19 (2^(trTeInstSyncMax+4))\n",
-                   static_cast<unsigned long long>(a.sync_period));
-      return kExitUsage;
-    }
-    cfg.sync_max = static_cast<uint8_t>(std::countr_zero(a.sync_period) - 4);
+  Result<runner::SyncPolicy> sync = runner::SyncFromFlags(a.sync_mode, a.sync_period);
+  if (!sync.ok()) {
+    std::fprintf(stderr, "ctte-lab encode: %s\n", sync.status().message().c_str());
+    return kExitUsage;
   }
+  switch (sync->kind) {  // trTeInstSyncMode: 0 off, 1 messages, 3 half-words
+    case runner::SyncPolicy::Kind::kOff: cfg.sync_mode = 0; break;
+    case runner::SyncPolicy::Kind::kMessages: cfg.sync_mode = 1; break;
+    case runner::SyncPolicy::Kind::kHalfwords: cfg.sync_mode = 3; break;
+  }
+  if (cfg.sync_mode != 0) cfg.sync_max = static_cast<uint8_t>(sync->period_log2 - 4);
   Result<oracle::ProgramImage> image = oracle::ProgramImage::Load(a.elf);
   if (!image.ok()) {
     std::fprintf(stderr, "ctte-lab encode: %s\n", image.status().ToString().c_str());
@@ -92,15 +93,13 @@ const Registrar kEncode(Command{
       auto a = std::make_shared<EncodeArgs>();
       sub.add_option("elf", a->elf, "RV64 ELF to run")->required();
       sub.add_option("--out", a->out, "where to write the N-Trace byte stream")->required();
-      sub.add_option("--max-instructions", a->max_instructions, "stop after this many beats");
+      sub.add_option("--max-instructions", a->max_instructions,
+                     "stop after this many beats, 1..10^9")
+          ->check(UnsignedIn(1, kMaxInstructionsFlag));
       sub.add_option("--interrupt-every", a->interrupt_every,
-                     "raise a software interrupt every N retired instructions");
-      sub.add_option("--mode", a->mode, "htm or btm")
-          ->check(CLI::IsMember({"htm", "btm"}));
-      sub.add_option("--sync-mode", a->sync_mode, "periodic sync: off, messages or halfwords")
-          ->check(CLI::IsMember({"off", "messages", "halfwords"}));
-      sub.add_option("--sync-period", a->sync_period,
-                     "periodic sync period (power of two >= 16) in messages or half-words");
+                     "raise a software interrupt every N retired instructions")
+          ->check(Unsigned());
+      AddTraceModeOptions(sub, &a->mode, &a->sync_mode, &a->sync_period);
       sub.add_option("--features", a->features,
                      "optional compression features: none or implicit-return[:DEPTH] (depth "
                      "1..32, default 32); docs/encoder-behaviour.md section 11");

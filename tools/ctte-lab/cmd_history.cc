@@ -5,7 +5,6 @@
 
 #include <cinttypes>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 
 #include "db/database.h"
@@ -30,6 +29,7 @@ struct History {
   std::vector<db::FactorRate> factors;
   std::vector<db::RunRow> red_runs;
   std::vector<std::vector<reports::ControlRow>> controls;  ///< per campaign, same order
+  std::vector<db::BoardInfraCounts> boards;  ///< board deaths, respawns and retries
 };
 
 Status Collect(db::Database& db, const std::string& campaign, History* h) {
@@ -52,6 +52,9 @@ Status Collect(db::Database& db, const std::string& campaign, History* h) {
   auto red = db.RedRuns(campaign);
   if (!red.ok()) return red.status();
   h->red_runs = std::move(*red);
+  auto boards = db.InfraByBoard(campaign);
+  if (!boards.ok()) return boards.status();
+  h->boards = std::move(*boards);
   return Status::Ok();
 }
 
@@ -73,6 +76,7 @@ void PrintJson(const History& h, const std::string& db_path) {
                               {"created_at", c.created_at}, {"runs", c.total()},
                               {"planned", c.planned}, {"green", c.green}, {"red", c.red},
                               {"invalid", c.invalid}, {"infra", c.infra},
+                              {"retried", c.retried}, {"infra_attempts", c.infra_attempts},
                               {"unsound", reports::Unsound(h.controls[i])},
                               {"controls", controls}});
   }
@@ -95,6 +99,13 @@ void PrintJson(const History& h, const std::string& db_path) {
                              {"started_at", r.run.started_at},
                              {"replay", runner::ReplayCommand(r.id, db_path)}});
   }
+  j["boards"] = ordered_json::array();
+  for (const auto& b : h.boards) {
+    j["boards"].push_back({{"board_id", b.board_id ? ordered_json(*b.board_id) : ordered_json()},
+                           {"kind", b.kind}, {"serial", b.serial}, {"runs", b.runs},
+                           {"infra_attempts", b.infra_attempts}, {"retries", b.retries},
+                           {"board_deaths", b.deaths}, {"respawns", b.respawns}});
+  }
   std::printf("%s\n", j.dump(2).c_str());
 }
 
@@ -107,14 +118,14 @@ void PrintText(const History& h, const std::string& db_path) {
     std::printf("%s\n", reports::FormatControlTable(h.controls[i]).c_str());
   }
   std::printf("Campaigns (draws only; UNSOUND = a control failed)\n");
-  std::printf("  %4s  %-16s %-18s %6s %8s %6s %5s %8s %6s  %s\n", "id", "name", "seed", "runs",
-              "planned", "green", "red", "invalid", "infra", "created");
+  std::printf("  %4s  %-16s %-18s %6s %8s %6s %5s %8s %6s %8s  %s\n", "id", "name", "seed",
+              "runs", "planned", "green", "red", "invalid", "infra", "retried", "created");
   for (size_t i = 0; i < h.campaigns.size(); ++i) {
     const auto& c = h.campaigns[i];
     std::printf("  %4" PRId64 "  %-16s %-18s %6" PRIu64 " %8" PRIu64 " %6" PRIu64 " %5" PRIu64
-                " %8" PRIu64 " %6" PRIu64 "  %s%s\n",
+                " %8" PRIu64 " %6" PRIu64 " %8" PRIu64 "  %s%s\n",
                 c.id, c.name.c_str(), runner::SeedHex(c.seed).c_str(), c.total(), c.planned,
-                c.green, c.red, c.invalid, c.infra, c.created_at.c_str(),
+                c.green, c.red, c.invalid, c.infra, c.retried, c.created_at.c_str(),
                 reports::Unsound(h.controls[i]) ? "  UNSOUND" : "");
   }
   if (h.campaigns.empty()) std::printf("  (none)\n");
@@ -145,17 +156,33 @@ void PrintText(const History& h, const std::string& db_path) {
                 runner::ReplayCommand(r.id, db_path).c_str());
   }
   if (h.red_runs.empty()) std::printf("  (none)\n");
+
+  // Only boards that had trouble: a clean lab prints "(none)".
+  std::printf("\nBoard trouble (deaths = died or hung; retries = runs tried again after an "
+              "attempt here)\n");
+  bool any = false;
+  for (const auto& b : h.boards) {
+    if (b.infra_attempts == 0 && b.retries == 0 && b.deaths == 0 && b.respawns == 0) continue;
+    any = true;
+    std::printf("  board %-6s %-24s %6" PRIu64 " runs %4" PRIu64 " infra attempts %4" PRIu64
+                " deaths %4" PRIu64 " respawns %4" PRIu64 " retries\n",
+                b.board_id ? std::to_string(*b.board_id).c_str() : "-",
+                (b.kind + " " + b.serial).c_str(), b.runs, b.infra_attempts, b.deaths,
+                b.respawns, b.retries);
+  }
+  if (!any) std::printf("  (none)\n");
 }
 
 int RunHistory(const HistoryFlags& f) {
-  if (!std::filesystem::exists(f.db_path)) {
+  // Read-only: history works on a read-only database or folder and never migrates the file.
+  auto db = db::Database::OpenReadOnly(f.db_path);
+  if (!db.ok() && db.status().code() == Status::Code::kNotFound) {
     std::fprintf(stderr,
-                 "ctte-lab: no database at %s (record runs first, e.g. "
+                 "ctte-lab: %s (record runs first, e.g. "
                  "`ctte-lab campaign plan campaigns/smoke.json --db %s`)\n",
-                 f.db_path.c_str(), f.db_path.c_str());
+                 db.status().ToString().c_str(), f.db_path.c_str());
     return kExitUsage;
   }
-  auto db = db::Database::Open(f.db_path);
   if (!db.ok()) {
     std::fprintf(stderr, "ctte-lab: %s\n", db.status().ToString().c_str());
     return kExitUsage;

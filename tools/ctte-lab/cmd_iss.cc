@@ -6,12 +6,15 @@
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <nlohmann/json.hpp>
 
+#include "base/output.h"
 #include "base/text.h"
 #include "oracle/iss.h"
 #include "oracle/program_image.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/flag_checks.h"
 
 namespace ctte::cli {
 namespace {
@@ -45,14 +48,14 @@ int RunIss(const IssFlags& f) {
     std::fprintf(stderr, "ctte-lab iss: %s\n", image.status().ToString().c_str());
     return kExitUsage;
   }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> pcs(nullptr, &std::fclose);
-  if (!f.pcs_path.empty()) {
-    pcs.reset(std::fopen(f.pcs_path.c_str(), "w"));
-    if (!pcs) {
-      std::fprintf(stderr, "ctte-lab iss: cannot write %s\n", f.pcs_path.c_str());
+  const bool want_pcs = !f.pcs_path.empty();
+  if (want_pcs) {  // refused before the run: a FIFO, symlink, device or missing parent
+    if (Status s = CheckOutputPath(f.pcs_path); !s.ok()) {
+      std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", s.ToString().c_str());
       return kExitUsage;
     }
   }
+  std::string pcs;  // written through base/output.h once the run is over
   oracle::IssOptions opts;
   opts.max_instructions = f.max_instructions;
   opts.interrupt_at = f.interrupts;
@@ -62,7 +65,13 @@ int RunIss(const IssFlags& f) {
   oracle::Retired r;
   while (iss.Step(&r)) {
     ++itypes[static_cast<size_t>(r.itype) & 15];
-    if (pcs && r.retires) std::fprintf(pcs.get(), "%s\n", HexShort(r.pc).c_str());
+    if (want_pcs && r.retires) pcs += HexShort(r.pc) + "\n";
+  }
+  if (want_pcs) {
+    if (Status s = WriteOutputFile(f.pcs_path, pcs); !s.ok()) {
+      std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", s.ToString().c_str());
+      return kExitUsage;
+    }
   }
   const bool exited = iss.stop_reason() == oracle::StopReason::kExited;
   if (f.json) {
@@ -105,13 +114,16 @@ const Registrar kRegistrar{Command{
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<IssFlags>();
       sub.add_option("elf", f->elf, "RV64 ELF to run")->required();
-      sub.add_option("--max-instructions", f->max_instructions, "stop after this many beats");
+      sub.add_option("--max-instructions", f->max_instructions,
+                     "stop after this many beats, 1..10^9")
+          ->check(UnsignedIn(1, kMaxInstructionsFlag));
       auto* at = sub.add_option("--interrupts", f->interrupts,
                                 "raise the machine software interrupt at these retirement "
                                 "indices (comma separated)")
                      ->delimiter(',');
       sub.add_option("--interrupt-every", f->interrupt_every,
                      "raise the machine software interrupt every N retired instructions")
+          ->check(Unsigned())
           ->excludes(at);
       sub.add_option("--pcs", f->pcs_path, "write one hex PC per retired instruction here");
       sub.add_flag("--json", f->json, "print the summary as JSON");

@@ -6,12 +6,10 @@
 // (the lab failed during the replay: infra, named with its cause; nothing is stored).
 #include <CLI/CLI.hpp>
 
-#include <unistd.h>
-
 #include <cinttypes>
 #include <cstdio>
-#include <filesystem>
 
+#include "base/output.h"
 #include "runner/replay.h"
 #include "tools/ctte-lab/command.h"
 #include "tools/ctte-lab/plan_flags.h"
@@ -37,15 +35,10 @@ int RunReplay(const ReplayFlags& f) {
   o.execute.fst_path = f.waves;
   o.board.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
   if (!f.waves.empty()) {  // an unusable waveform path is a usage error, before any board
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path parent = fs::path(f.waves).parent_path().empty()
-                                ? fs::path(".")
-                                : fs::path(f.waves).parent_path();
-    if (fs::is_directory(f.waves, ec) || !fs::is_directory(parent, ec) ||
-        ::access(parent.c_str(), W_OK | X_OK) != 0) {
-      std::fprintf(stderr, "ctte-lab replay: --waves %s: not a writable file path (%s must be "
-                           "an existing, writable folder)\n", f.waves.c_str(), parent.c_str());
+    // The board writes the FST itself; the path follows base/output.h's rule all the same: no
+    // FIFO, symlink, device or folder at it, and its folder must exist.
+    if (Status st = CheckOutputPath(f.waves); !st.ok()) {
+      std::fprintf(stderr, "ctte-lab replay: --waves: %s\n", st.ToString().c_str());
       return kExitUsage;
     }
   }

@@ -5,10 +5,9 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 
-#include "base/files.h"
+#include "base/output.h"
 #include "db/database.h"
 #include "reports/csv_report.h"
 #include "reports/html_report.h"
@@ -25,32 +24,26 @@ struct ReportFlags {
   std::string html, junit, csv;
 };
 
-int Fail(const Status& s) {
-  std::fprintf(stderr, "ctte-lab report: %s\n", s.ToString().c_str());
+int Fail(const Status& s, const char* flag = nullptr) {
+  std::fprintf(stderr, "ctte-lab report: %s%s%s%s\n", flag ? "--" : "", flag ? flag : "",
+               flag ? ": " : "", s.ToString().c_str());
   return kExitUsage;
 }
 
-Status Write(const std::string& path, const std::string& text) {
-  std::filesystem::path p(path);
-  if (p.has_parent_path()) {
-    std::error_code ec;
-    std::filesystem::create_directories(p.parent_path(), ec);
-    if (ec) return Status::IOError(p.parent_path().string() + ": " + ec.message());
-  }
-  return WriteFileAtomic(path, text);
-}
-
 int RunReport(ReportFlags f) {
-  if (!std::filesystem::exists(f.db_path)) {
-    return Fail(Status::NotFound("no database at " + f.db_path));
-  }
-  auto db = db::Database::Open(f.db_path);
+  if (f.campaign.empty()) return Fail(Status::InvalidArgument("campaign: give an id or a name"));
+  // Read-only: a report works on a read-only database or folder and never migrates the file.
+  auto db = db::Database::OpenReadOnly(f.db_path);
   if (!db.ok()) return Fail(db.status());
   reports::ReportOptions options;
   options.db_path = f.db_path;
   Result<reports::ReportModel> model = reports::BuildReportModel(**db, f.campaign, options);
   if (!model.ok()) return Fail(model.status());
+  // Explicit paths need their folder to exist (base/output.h); the default out/reports/ is
+  // created, as `soak` does.
+  OutputOptions out_options;
   if (f.html.empty() && f.junit.empty() && f.csv.empty()) {
+    out_options.create_parents = true;
     const std::string base =
         "out/reports/" + model->campaign.name + "-" + std::to_string(model->campaign.id);
     f.html = base + ".html";
@@ -64,9 +57,17 @@ int RunReport(ReportFlags f) {
   } outputs[] = {{f.html, reports::RenderHtml, "html"},
                  {f.junit, reports::RenderJUnit, "junit"},
                  {f.csv, reports::RenderCsv, "csv"}};
+  for (const auto& o : outputs) {  // refuse a bad path before writing any of them
+    if (o.path.empty()) continue;
+    if (Status s = CheckOutputPath(o.path, out_options); !s.ok()) {
+      return Fail(s, o.what);
+    }
+  }
   for (const auto& o : outputs) {
     if (o.path.empty()) continue;
-    if (Status s = Write(o.path, o.render(*model)); !s.ok()) return Fail(s);
+    if (Status s = WriteOutputFile(o.path, o.render(*model), out_options); !s.ok()) {
+      return Fail(s, o.what);
+    }
     std::printf("%-6s %s\n", o.what, o.path.c_str());
   }
   std::printf("campaign %s (id %lld): %zu runs, %llu green, %llu red, %llu invalid, %llu infra\n",

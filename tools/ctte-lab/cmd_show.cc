@@ -5,7 +5,6 @@
 
 #include <cinttypes>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 
 #include "base/json.h"
@@ -48,10 +47,8 @@ std::string Hz(const std::optional<uint64_t>& v) {
 }
 
 int RunShow(const ShowFlags& f) {
-  if (!std::filesystem::exists(f.db_path)) {
-    return Fail(Status::NotFound("no database at " + f.db_path));
-  }
-  auto db = db::Database::Open(f.db_path);
+  // Read-only: show works on a read-only database or folder and never migrates the file.
+  auto db = db::Database::OpenReadOnly(f.db_path);
   if (!db.ok()) return Fail(db.status());
   auto row = (*db)->RunById(f.run_id);
   if (!row.ok()) return Fail(Status::NotFound(row.status().message() + " in " + f.db_path));
@@ -65,13 +62,22 @@ int RunShow(const ShowFlags& f) {
   const std::string reason = metrics.is_object() && metrics.contains("status_reason")
                                  ? metrics["status_reason"].get<std::string>()
                                  : "";
-  const std::string replay = runner::ReplayCommand(row->id, f.db_path);
+  // An infra run has no stream to compare: `replay` refuses it; it is run again in place.
+  const std::string replay =
+      r.status == db::RunStatus::kInfra
+          ? "none: the run is infra (the lab failed); run it again in place with `ctte-lab soak "
+            "SPEC --db " + f.db_path + " --resume " + std::to_string(r.campaign_id) +
+            " --retry-infra`"
+          : runner::ReplayCommand(row->id, f.db_path);
   std::vector<reports::ControlRow> controls;
   if (auto rows = (*db)->RunsOfCampaign(r.campaign_id); rows.ok()) {
     controls = reports::ControlRows(*rows);
   }
   const std::optional<reports::ControlRow> control = reports::ControlRowOf(*row);
   const bool unsound = reports::Unsound(controls);
+  // The earlier attempts (board deaths, respawns, retries); a schema-1 file has none.
+  auto attempts = (*db)->AttemptsOfRun(f.run_id);
+  if (!attempts.ok()) return Fail(attempts.status());
 
   if (f.json) {
     Json j;
@@ -82,6 +88,19 @@ int RunShow(const ShowFlags& f) {
     j["seed"] = runner::SeedHex(r.seed);
     j["status"] = db::RunStatusName(r.status);
     j["reason"] = reason;
+    j["infra_cause"] = r.infra_cause.empty() ? Json() : Json(r.infra_cause);
+    Json as = Json::array();
+    for (size_t k = 0; k < attempts->size(); ++k) {
+      const db::AttemptRecord& a = (*attempts)[k];
+      as.push_back({{"attempt", k + 1}, {"board_id", a.board_id ? Json(*a.board_id) : Json()},
+                    {"status", db::RunStatusName(a.status)},
+                    {"infra_cause", a.infra_cause.empty() ? Json() : Json(a.infra_cause)},
+                    {"board_death", db::IsBoardDeath(a.infra_cause)},
+                    {"respawned", a.respawned}, {"reason", a.reason},
+                    {"started_at", a.started_at},
+                    {"wall_ms", a.wall_ms ? Json(*a.wall_ms) : Json()}});
+    }
+    j["earlier_attempts"] = as;
     j["replay_of"] = r.replay_of ? Json(*r.replay_of) : Json();
     j["config"] = config;
     j["image"] = {{"name", r.image_name}, {"sha256", r.image_sha256}};
@@ -123,6 +142,18 @@ int RunShow(const ShowFlags& f) {
                       : (unsound ? " (draw of an UNSOUND campaign)" : ""));
   std::printf("status:  %s%s%s\n", db::RunStatusName(r.status), reason.empty() ? "" : ": ",
               reason.c_str());
+  if (!r.infra_cause.empty()) std::printf("cause:   %s\n", r.infra_cause.c_str());
+  for (size_t k = 0; k < attempts->size(); ++k) {
+    const db::AttemptRecord& a = (*attempts)[k];
+    std::printf("attempt %zu: %s%s%s on board %s%s%s%s: %s\n", k + 1,
+                db::RunStatusName(a.status), a.infra_cause.empty() ? "" : " ",
+                a.infra_cause.c_str(), a.board_id ? std::to_string(*a.board_id).c_str() : "-",
+                db::IsBoardDeath(a.infra_cause) ? " (board death)" : "",
+                a.respawned ? ", board respawned" : "", ", retried", a.reason.c_str());
+  }
+  if (!attempts->empty()) {
+    std::printf("attempt %zu: this run (the row above)\n", attempts->size() + 1);
+  }
   if (r.replay_of) std::printf("replay of run %" PRId64 "\n", *r.replay_of);
   if (config.is_object() && config.contains("twin_of") && !config["twin_of"].is_null()) {
     std::printf("twin of index %s (determinism pair)\n", config["twin_of"].dump().c_str());

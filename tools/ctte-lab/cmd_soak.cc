@@ -23,7 +23,9 @@
 #include <thread>
 
 #include "base/files.h"
+#include "base/output.h"
 #include "db/database.h"
+#include "base/log.h"
 #include "lab/net/inventory.h"
 #include "reports/csv_report.h"
 #include "reports/html_report.h"
@@ -48,6 +50,7 @@ struct SoakFlags {
   std::string db_path = "out/ctte.db";
   std::string report_dir = "out/reports";
   std::string resume;
+  bool retry_infra = false;
   std::string seed;
   std::string store_streams = "red";
   std::string shard;
@@ -55,6 +58,9 @@ struct SoakFlags {
   std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
   std::string board_path;
   std::string lab;
+  std::string log_level = "info";
+  unsigned quarantine_after = 3;
+  double health_check_after = 30;
   bool json = false;
   std::vector<std::string> given;  ///< the options given, as "--name value", for the resume hint
 };
@@ -128,13 +134,15 @@ class Progress {
 };
 
 Result<std::vector<std::string>> WriteReports(const std::string& db_path, int64_t campaign_id,
-                                              const std::string& dir) {
-  auto db = db::Database::Open(db_path);
+                                              const std::string& dir,
+                                              const std::vector<std::string>& quarantined) {
+  auto db = db::Database::OpenReadOnly(db_path);
   if (!db.ok()) return db.status();
   reports::ReportOptions ro;
   ro.db_path = db_path;
   auto model = reports::BuildReportModel(**db, std::to_string(campaign_id), ro);
   if (!model.ok()) return model.status();
+  model->quarantined = quarantined;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::IOError(dir + ": " + ec.message());
@@ -145,7 +153,7 @@ Result<std::vector<std::string>> WriteReports(const std::string& db_path, int64_
       {base + ".junit.xml", reports::RenderJUnit(*model)},
       {base + ".csv", reports::RenderCsv(*model)}};
   for (const auto& [path, text] : files) {
-    CTTE_RETURN_IF_ERROR(WriteFileAtomic(path, text));
+    CTTE_RETURN_IF_ERROR(WriteOutputFile(path, text));  // base/output.h: only a file is replaced
     written.push_back(path);
   }
   return written;
@@ -186,6 +194,8 @@ int RunSoakCommand(const SoakFlags& f) {
   o.boards = f.boards;
   o.db_path = f.db_path;
   o.resume = f.resume;
+  if (f.retry_infra && f.resume.empty()) return Usage("--retry-infra needs --resume CAMPAIGN");
+  o.retry_infra = f.retry_infra;
   o.store_all_streams = f.store_streams == "all";
   o.execute.image_dir = f.image_dir;
   o.execute.workload_dir = f.workload_dir;
@@ -196,11 +206,24 @@ int RunSoakCommand(const SoakFlags& f) {
     if (!inv.ok()) return Usage("--lab: " + inv.status().ToString());
     if (inv->boards.size() > 64) return Usage("--lab: at most 64 boards");
     o.boards = static_cast<unsigned>(inv->boards.size());
+    for (const lab::net::InventoryBoard& b : inv->boards) o.board_names.push_back(b.name);
     o.open_board = [boards = inv->boards, opts = o.board](unsigned slot) {
       return lab::net::OpenInventoryBoard(boards.at(slot), opts);
     };
   }
   if (Status st = CheckOutputPaths(f.db_path, f.report_dir); !st.ok()) return Usage(st.ToString());
+  Result<LogLevel> log_level = ParseLogLevel(f.log_level, "--log-level");
+  if (!log_level.ok()) return Usage(log_level.status().message());
+  o.health.quarantine_after = f.quarantine_after;
+  o.health.health_check_after_seconds = f.health_check_after;
+  if (!f.report_dir.empty()) {
+    // One log per soak beside its reports: <report-dir>/<campaign>-<id>.log.
+    o.open_log = [dir = f.report_dir, level = *log_level](const std::string& name, int64_t id) {
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      return OpenLogFile(dir + "/" + name + "-" + std::to_string(id) + ".log", level);
+    };
+  }
 
   Progress progress(isatty(STDERR_FILENO) != 0, f.db_path, o.budget_seconds);
   int signal_number = 0;
@@ -217,13 +240,13 @@ int RunSoakCommand(const SoakFlags& f) {
   std::vector<std::string> report_files;
   std::string report_error;
   if (!f.report_dir.empty()) {
-    auto written = WriteReports(f.db_path, s->campaign_id, f.report_dir);
+    auto written = WriteReports(f.db_path, s->campaign_id, f.report_dir, s->quarantined());
     if (written.ok()) report_files = *written;
     else report_error = written.status().ToString();
   }
   const runner::SoakCounts& c = s->campaign;
   std::vector<reports::ControlRow> controls;
-  if (auto db = db::Database::Open(f.db_path); db.ok()) {
+  if (auto db = db::Database::OpenReadOnly(f.db_path); db.ok()) {
     if (auto rows = (*db)->RunsOfCampaign(s->campaign_id); rows.ok()) {
       controls = reports::ControlRows(*rows);
     }
@@ -244,7 +267,8 @@ int RunSoakCommand(const SoakFlags& f) {
                      {"infra", s->counts.infra}, {"retried", s->counts.retried},
                      {"board_deaths", s->counts.deaths}, {"respawns", s->counts.respawns},
                      {"abandoned", s->abandoned},
-                     {"skipped_done", s->skipped_done}, {"deploys", s->deploys},
+                     {"skipped_done", s->skipped_done},
+                     {"requeued_infra", s->requeued_infra}, {"deploys", s->deploys},
                      {"elapsed_seconds", s->elapsed_seconds}}},
         {"campaign_runs", {{"runs", c.done}, {"green", c.green}, {"red", c.red},
                            {"invalid", c.invalid}, {"infra", c.infra}}},
@@ -256,7 +280,20 @@ int RunSoakCommand(const SoakFlags& f) {
       boards.push_back({{"board", b}, {"runs", bc.done}, {"board_deaths", bc.deaths},
                         {"respawns", bc.respawns}, {"retried", bc.retried}});
     }
+    for (size_t b = 0; b < boards.size() && b < s->health.size(); ++b) {
+      const runner::BoardHealthReport& h = s->health[b];
+      boards[b]["name"] = h.board;
+      boards[b]["quarantined"] = h.quarantined;
+      boards[b]["quarantines"] = h.quarantines;
+      boards[b]["health_checks"] = h.health_checks;
+      boards[b]["readmissions"] = h.readmissions;
+      if (!h.reason.empty()) boards[b]["quarantine_reason"] = h.reason;
+    }
     j["boards"] = boards;
+    j["quarantined"] = s->quarantined();
+    if (!f.report_dir.empty()) {
+      j["log"] = f.report_dir + "/" + s->campaign_name + "-" + std::to_string(s->campaign_id) + ".log";
+    }
     j["interrupted"] = s->interrupted;
     if (s->interrupted) j["resume"] = ResumeCommand(f, s->campaign_id);
     std::printf("%s\n", j.dump(2).c_str());
@@ -269,6 +306,10 @@ int RunSoakCommand(const SoakFlags& f) {
                 Duration(s->elapsed_seconds).c_str(),
                 static_cast<unsigned long long>(s->skipped_done),
                 static_cast<unsigned long long>(s->deploys), o.boards);
+    if (f.retry_infra) {
+      std::printf("retry-infra: %llu infra runs run again in place\n",
+                  static_cast<unsigned long long>(s->requeued_infra));
+    }
     std::printf("campaign: %llu runs: %llu green, %llu red, %llu invalid, %llu infra\n",
                 static_cast<unsigned long long>(c.done), static_cast<unsigned long long>(c.green),
                 static_cast<unsigned long long>(c.red),
@@ -286,9 +327,15 @@ int RunSoakCommand(const SoakFlags& f) {
                   static_cast<unsigned long long>(bc.respawns));
     }
     std::printf("\n");
+    for (const std::string& q : s->quarantined()) std::printf("quarantined: %s\n", q.c_str());
     std::printf("database: %s\n", f.db_path.c_str());
     for (const std::string& r : report_files) std::printf("report:   %s\n", r.c_str());
+    if (!f.report_dir.empty() && s->log_error.empty()) {
+      std::printf("log:      %s/%s-%lld.log\n", f.report_dir.c_str(), s->campaign_name.c_str(),
+                  static_cast<long long>(s->campaign_id));
+    }
   }
+  if (!s->log_error.empty()) std::fprintf(stderr, "ctte-lab soak: log: %s\n", s->log_error.c_str());
   if (!s->fatal.empty()) std::fprintf(stderr, "ctte-lab soak: stopped early: %s\n", s->fatal.c_str());
   if (!report_error.empty()) std::fprintf(stderr, "ctte-lab soak: reports: %s\n", report_error.c_str());
   if (s->interrupted) {
@@ -325,9 +372,13 @@ const Registrar kRegistrar{Command{
       sub.add_option("--report-dir", f->report_dir,
                      "write HTML, JUnit and CSV reports here (default out/reports; '' = none)");
       sub.add_option("--resume", f->resume, "continue this campaign (id or name)");
+      sub.add_flag("--retry-infra", f->retry_infra,
+                   "with --resume: run the campaign's infra runs again in place (same index, "
+                   "seed and config; the failed attempt stays in the run's history)");
       sub.add_option("--seed", f->seed,
                      "campaign seed, overriding the spec's (e.g. one per night: each seed is its "
-                     "own campaign in the database; give the same --seed to --resume it)");
+                     "own campaign in the database; give the same --seed to --resume it)")
+          ->check(SeedFlag());
       sub.add_option("--store-streams", f->store_streams,
                      "keep stream bytes for red and invalid runs (red, default) or all runs");
       sub.add_option("--shard", f->shard,
@@ -338,11 +389,24 @@ const Registrar kRegistrar{Command{
       sub.add_option("--board", f->board_path, "the ctte-board executable (default: next to this)");
       sub.add_option("--lab", f->lab,
                      "lab inventory (lab.json, docs/lab.md): one worker per board in it");
+      sub.add_option("--log-level", f->log_level,
+                     "soak log level: debug, info (default), warn, error; the log is "
+                     "<report-dir>/<campaign>-<id>.log")
+          ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
+      sub.add_option("--quarantine-after", f->quarantine_after,
+                     "quarantine a board after K infra failures in a row, 0..1000 (default 3; "
+                     "0 = never)")
+          ->check(UnsignedIn(0, 1000));
+      sub.add_option("--health-check-after", f->health_check_after,
+                     "seconds after a quarantine (and between tries) to health-check the board, "
+                     "0.01..86400 (default 30)")
+          ->check(CLI::Range(0.01, 86400.0));
       sub.add_flag("--json", f->json, "print the summary as JSON");
       return [f, &sub] {
         for (const char* name : {"--runs", "--budget", "--boards", "--db", "--report-dir",
                                  "--seed", "--store-streams", "--image-dir", "--workload-dir",
-                                 "--board"}) {
+                                 "--board", "--lab", "--log-level", "--quarantine-after",
+                                 "--health-check-after"}) {
           const CLI::Option* opt = sub.get_option(name);
           if (opt->count() > 0 && !opt->results().empty()) {
             f->given.push_back(name);

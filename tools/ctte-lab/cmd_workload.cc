@@ -7,9 +7,12 @@
 
 #include "oracle/program_gen.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/flag_checks.h"
 
 namespace ctte::cli {
 namespace {
+
+constexpr uint64_t kMaxGenSize = 1'000'000;  ///< workload gen --size
 
 struct GenFlags {
   uint64_t seed = 1;
@@ -44,19 +47,30 @@ const Registrar kRegistrar{Command{
       auto f = std::make_shared<GenFlags>();
       sub.require_subcommand(1);
       CLI::App* gen = sub.add_subcommand("gen", "Generate a random terminating RV64IMAC ELF");
-      gen->add_option("--seed", f->seed, "generator seed")->required();
+      // Ranges (docs/reference-model.md): what the generator honours; it would silently clamp
+      // --loop-depth above 3 and --call-depth above 8, and --size 0 makes an empty program.
+      gen->add_option("--seed", f->seed, "generator seed (unsigned decimal)")
+          ->required()
+          ->check(Unsigned());
       gen->add_option("--out", f->out, "output ELF path")->required();
-      gen->add_option("--size", f->options.size, "approximate static size in blocks");
-      gen->add_option("--loop-depth", f->options.loop_depth, "maximum loop nesting (0..3)");
-      gen->add_option("--call-depth", f->options.call_depth, "levels of the call graph");
+      gen->add_option("--size", f->options.size, "approximate static size in blocks, 1..1000000")
+          ->check(UnsignedIn(1, kMaxGenSize));
+      gen->add_option("--loop-depth", f->options.loop_depth, "maximum loop nesting (0..3)")
+          ->check(UnsignedIn(0, 3));
+      gen->add_option("--call-depth", f->options.call_depth, "levels of the call graph (0..8)")
+          ->check(UnsignedIn(0, 8));
       gen->add_option("--indirect-per-mille", f->options.indirect_per_mille,
-                      "indirect jumps/calls per 1000 blocks");
+                      "indirect jumps/calls per 1000 blocks")
+          ->check(UnsignedIn(0, 1000));
       gen->add_option("--trap-per-mille", f->options.trap_per_mille,
-                      "trapping instructions per 1000 blocks");
+                      "trapping instructions per 1000 blocks")
+          ->check(UnsignedIn(0, 1000));
       gen->add_option("--compressed-percent", f->options.compressed_percent,
-                      "share of compressed instructions");
+                      "share of compressed instructions (0..100)")
+          ->check(UnsignedIn(0, 100));
       gen->add_option("--max-dynamic", f->options.max_dynamic,
-                      "bound on the estimated dynamic instruction count");
+                      "bound on the estimated dynamic instruction count, 1..10^9")
+          ->check(UnsignedIn(1, kMaxInstructionsFlag));
       return [f] { return RunGen(*f); };
     }}};
 

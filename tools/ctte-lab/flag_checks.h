@@ -16,7 +16,9 @@
 #include <optional>
 #include <string>
 
+#include "base/output.h"
 #include "runner/campaign_spec.h"
+#include "runner/run_config.h"
 
 namespace ctte::cli {
 
@@ -88,6 +90,43 @@ inline CLI::Validator DurationFlag() {
         return "";
       },
       "DURATION");
+}
+
+/// An output file path by base/output.h's rule, checked while parsing (for files another
+/// process writes, such as the board's FST waveform): no FIFO, symlink, device or folder at it,
+/// and its folder must exist.
+inline CLI::Validator OutputPathFlag() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        Status s = CheckOutputPath(text);
+        return s.ok() ? std::string() : s.message();
+      },
+      "FILE");
+}
+
+/// --mode, --sync-mode and --sync-period, as `run`, `capture` and `encode` all take them (one
+/// spelling, one check; the values go to runner::SyncFromFlags).
+inline void AddTraceModeOptions(CLI::App& sub, std::string* mode, std::string* sync_mode,
+                                uint64_t* sync_period) {
+  sub.add_option("--mode", *mode, "htm (default) or btm")->check(CLI::IsMember({"htm", "btm"}));
+  sub.add_option("--sync-mode", *sync_mode, "periodic sync: off (default), messages, halfwords")
+      ->check(CLI::IsMember({"off", "messages", "halfwords", "0", "1", "3"}));
+  sub.add_option("--sync-period", *sync_period,
+                 "periodic sync period in messages or half-words: a power of two, 16..2^19 "
+                 "(default 16)")
+      ->check(Unsigned());
+}
+
+/// A 64-bit seed: decimal or 0x hex, not empty (an empty --seed is refused, not "unset").
+inline CLI::Validator SeedFlag() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (!runner::ParseSeedText(text)) {
+          return "'" + text + "' is not a 64-bit seed (0x... or decimal)";
+        }
+        return "";
+      },
+      "SEED");
 }
 
 }  // namespace ctte::cli

@@ -26,10 +26,7 @@ inline void AddPlanOptions(CLI::App& sub, PlanFlags& f, bool required) {
     image->required();
     workload->required();
   }
-  sub.add_option("--mode", f.mode, "htm (default) or btm");
-  sub.add_option("--sync-mode", f.sync_mode, "periodic sync: off|messages|halfwords");
-  sub.add_option("--sync-period", f.sync_period, "sync period (power of two >= 16)")
-      ->check(Unsigned());
+  AddTraceModeOptions(sub, &f.mode, &f.sync_mode, &f.sync_period);
   sub.add_option("--features", f.features,
                  "optional compression features: none (default) or implicit-return[:DEPTH]; "
                  "the image must compile them (manifest \"features\", ctteFeatureCaps), "
@@ -37,7 +34,7 @@ inline void AddPlanOptions(CLI::App& sub, PlanFlags& f, bool required) {
   sub.add_option("--fabric-mhz", f.fabric_mhz,
                  "fabric clock, 0..1500 MHz (default 0: the image's fmax)")
       ->check(FiniteIn(0, kMaxClockMhz));
-  sub.add_option("--sink-mhz", f.sink_mhz, "sink clock, 0..1500 MHz (default 100)")
+  sub.add_option("--sink-mhz", f.sink_mhz, "sink clock, in the PLL range up to 1500 MHz (default 100)")
       ->check(FiniteIn(0, kMaxClockMhz));
   sub.add_option("--backpressure", f.backpressure,
                  "none | uniform:P (ready %, 1..100) | bursty:A-B (block lengths in sink "
@@ -57,7 +54,7 @@ inline void AddPlanOptions(CLI::App& sub, PlanFlags& f, bool required) {
   sub.add_option("--drain-budget", f.drain_budget,
                  "sink cycles allowed for the drain, 1..10^10")
       ->check(UnsignedIn(1, kMaxDrainBudgetFlag));
-  sub.add_option("--waves", f.waves, "write an FST waveform here");
+  sub.add_option("--waves", f.waves, "write an FST waveform here")->check(OutputPathFlag());
   sub.add_flag("--json", f.json, "print the result as JSON");
 }
 

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The cost of the network path (docs/lab.md): the first RUNS smoke runs on two boards, either
+# through two TLS board agents on 127.0.0.1 (`net`: soak --lab, payloads by hash, heartbeats)
+# or on two board child processes (`local`: --boards 2). Prints runs per hour (the soak's own
+# elapsed time) and, for `net`, the protocol bytes each run moved (summed over the agents'
+# session logs: bytes from and to the client) and the image deploys the agents skipped.
+# Time the whole thing, one run each, with farm-bench:
+#   farm-bench -n 1 --warmup 0 --timeout 1800 \
+#     --vs 'bash bench/net_soak_bench.sh local 40' -- bash bench/net_soak_bench.sh net 40
+# Usage: bench/net_soak_bench.sh net|local [RUNS] (BUILD_DIR, default build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:?net or local} runs=${2:-40}
+build=${BUILD_DIR:-build}
+lab=$build/bin/ctte-lab board=$build/bin/ctte-board
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+if [ "$mode" = net ]; then
+  "$lab" lab init-ca "$work/ca" >/dev/null
+  for n in board-a board-b runner; do "$lab" lab issue "$n" --ca "$work/ca" --out "$work/certs" >/dev/null; done
+  ports=()
+  for n in board-a board-b; do
+    : >"$work/$n.log"
+    "$board" --listen tcp:127.0.0.1:0 --cert "$work/certs/$n.crt" --key "$work/certs/$n.key" \
+      --ca "$work/ca/ca.crt" 2>"$work/$n.log" &
+    pids+=($!)
+    port=
+    for _ in $(seq 100); do
+      port=$(sed -n 's/^ctte-board: port \([0-9]*\)$/\1/p' "$work/$n.log" || true)
+      [ -n "$port" ] && break
+      sleep 0.1
+    done
+    [ -n "$port" ] || { echo "agent $n did not start" >&2; exit 3; }
+    ports+=("$port")
+  done
+  cat >"$work/lab.json" <<JSON
+{"boards": [
+  {"name": "board-a", "kind": "net", "address": "127.0.0.1:${ports[0]}",
+   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt"},
+  {"name": "board-b", "kind": "net", "address": "127.0.0.1:${ports[1]}",
+   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt"}
+]}
+JSON
+  where=(--lab "$work/lab.json")
+else
+  where=(--boards 2)
+fi
+"$lab" soak campaigns/smoke.json "${where[@]}" --runs "$runs" --db "$work/b.db" \
+  --report-dir '' --json >"$work/soak.json" 2>"$work/soak.log"
+sleep 0.5  # the agents log each session's bytes as it ends
+python3 - "$work/soak.json" "$mode" "$runs" "$work" <<'PY'
+import json, re, sys, glob
+s = json.load(open(sys.argv[1])); mode, runs, work = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+sess = s["session"]
+print(f"{mode}: {sess['runs']} runs ({sess['green']} green) in {sess['elapsed_seconds']:.1f} s: "
+      f"{sess['runs'] * 3600 / sess['elapsed_seconds']:.0f} runs/h, {sess['deploys']} deploys")
+if mode == "net":
+    up = down = skipped = 0
+    for log in glob.glob(work + "/board-*.log"):
+        for line in open(log):
+            m = re.search(r"bytes from client (\d+), to client (\d+)", line)
+            if m: up += int(m.group(1)); down += int(m.group(2))
+            if "skipped: the board holds" in line: skipped += 1
+    n = max(sess["runs"], 1)
+    print(f"net: bytes per run: {up / n:.0f} to the agents, {down / n:.0f} from them "
+          f"({(up + down) / n:.0f} in all); {skipped} deploys skipped by the agents")
+PY

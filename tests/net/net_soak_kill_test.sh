@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SIGKILL of one board agent mid-soak (docs/lab.md "Health and quarantine"): two TLS agents on
+# 127.0.0.1, the first 40 smoke runs with --lab; once agent board-b has served a few runs it is
+# killed with SIGKILL. The run it held becomes one infrastructure failure (an earlier attempt
+# in run_attempts, on board-b), is retried on board-a, board-b is quarantined (it cannot be
+# reopened) and named in the summary, and the campaign finishes with every index stored, each
+# row equal to the golden row of the same index.
+# Usage: net_soak_kill_test.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=$1 build=$2
+lab=$build/bin/ctte-lab board=$build/bin/ctte-board
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$lab" lab init-ca "$work/ca" >/dev/null
+for n in board-a board-b runner; do "$lab" lab issue "$n" --ca "$work/ca" --out "$work/certs" >/dev/null; done
+
+start_agent() {  # name -> sets port, agent_pid
+  local name=$1
+  : >"$work/$name.log"
+  "$board" --listen tcp:127.0.0.1:0 --cert "$work/certs/$name.crt" --key "$work/certs/$name.key" \
+    --ca "$work/ca/ca.crt" 2>"$work/$name.log" &
+  agent_pid=$!
+  pids+=($agent_pid)
+  for _ in $(seq 100); do
+    port=$(sed -n 's/^ctte-board: port \([0-9]*\)$/\1/p' "$work/$name.log" || true)
+    [ -n "$port" ] && return 0
+    sleep 0.1
+  done
+  echo "FAIL: agent $name did not start"; cat "$work/$name.log"; exit 1
+}
+start_agent board-a; port_a=$port
+start_agent board-b; port_b=$port pid_b=$agent_pid
+
+cat >"$work/lab.json" <<JSON
+{"boards": [
+  {"name": "board-a", "kind": "net", "address": "127.0.0.1:$port_a",
+   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt"},
+  {"name": "board-b", "kind": "net", "address": "127.0.0.1:$port_b",
+   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt"}
+]}
+JSON
+
+"$lab" soak "$src/campaigns/smoke.json" --lab "$work/lab.json" --runs 40 --db "$work/lab.db" \
+  --report-dir "$work/reports" --json >"$work/soak.json" 2>"$work/soak.log" &
+soak_pid=$!
+pids+=($soak_pid)
+# Kill board-b as soon as it has started its fourth run (a run request in flight).
+for _ in $(seq 600); do
+  n=$(grep -c ': run (id ' "$work/board-b.log" || true)
+  [ "$n" -ge 4 ] && break
+  sleep 0.05
+done
+[ "$n" -ge 4 ] || { echo "FAIL: board-b never ran 4 runs"; cat "$work/soak.log"; exit 1; }
+kill -KILL "$pid_b"
+rc=0
+wait "$soak_pid" || rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: soak exit $rc"; cat "$work/soak.log"; cat "$work/soak.json"; exit 1; }
+
+sqlite3 -separator $'\t' "$work/lab.db" \
+  "SELECT idx, seed, config_json, IFNULL(stream_sha256, ''), status FROM runs
+   WHERE replay_of IS NULL AND json_extract(config_json, '$.control') IS NULL ORDER BY idx" >"$work/lab.tsv"
+n=$(wc -l <"$work/lab.tsv")
+[ "$n" -eq 40 ] || { echo "FAIL: $n runs stored, expected 40"; cat "$work/soak.log"; exit 1; }
+awk -F'\t' 'NR==FNR {want[$1]=1; next} ($1 in want)' "$work/lab.tsv" \
+  "$src/tests/behaviour/golden/smoke.tsv" >"$work/golden.tsv"
+if ! cmp -s "$work/golden.tsv" "$work/lab.tsv"; then
+  echo "FAIL: runs differ from the golden rows:"
+  diff <(cut -f1,2,4,5 "$work/golden.tsv") <(cut -f1,2,4,5 "$work/lab.tsv") | head -20 || true
+  exit 1
+fi
+# Exactly one earlier attempt: infra, on board-b; its run is green on board-a.
+attempts=$(sqlite3 -separator ' ' "$work/lab.db" \
+  "SELECT a.status, a.infra_cause, ab.serial = rb.serial FROM run_attempts a
+   JOIN runs r ON r.id = a.run_id JOIN boards ab ON ab.id = a.board_id JOIN boards rb ON rb.id = r.board_id")
+[ "$(echo "$attempts" | grep -c .)" -eq 1 ] || { echo "FAIL: attempts: $attempts"; cat "$work/soak.log"; exit 1; }
+case "$attempts" in
+  "infra "*" 0") ;;
+  *) echo "FAIL: the attempt is '$attempts' (expected infra on the other board)"; exit 1 ;;
+esac
+grep -q '"board-b (cannot reopen' "$work/soak.json" || {
+  echo "FAIL: board-b not named as quarantined"; cat "$work/soak.json"; exit 1; }
+log=$(ls "$work"/reports/smoke-*.log)
+grep -q 'board-b: quarantined: cannot reopen' "$log" || { echo "FAIL: log"; cat "$log"; exit 1; }
+grep -q 'goes to another board' "$log" || { echo "FAIL: log has no hand-off"; cat "$log"; exit 1; }
+grep -q 'Quarantined at the end of the soak' "$work"/reports/smoke-*.html || {
+  echo "FAIL: the HTML report does not name the quarantined board"; exit 1; }
+echo "ok: SIGKILL of board-b mid-soak: one infra attempt, retried on board-a, 40 golden rows"

@@ -1,0 +1,45 @@
+// Helpers the soak tests share (soak_test.cc, soak_attempts_test.cc): running the ctte-lab
+// binary under test, and the soak options that point at this build's images, workloads and
+// board.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+#include "runner/soak.h"
+
+namespace ctte::runner::soak_testing {
+
+struct Cmd {
+  int exit_code = -1;
+  std::string out;  ///< stdout and stderr
+};
+
+/// Runs `ctte-lab ARGS` through the shell (ARGS is shell text), stderr folded into the output.
+inline Cmd RunLab(const std::string& args) {
+  const std::string cmd = std::string(CTTE_LAB_PATH) + " " + args + " 2>&1";
+  Cmd r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  const int rc = pclose(p);
+  r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return r;
+}
+
+/// Options for a soak of `spec_path` into `db_path` on this build's images, workloads and
+/// ctte-board.
+inline SoakOptions BuildSoakOptions(const std::string& spec_path, const std::string& db_path) {
+  SoakOptions o;
+  o.spec_path = spec_path;
+  o.db_path = db_path;
+  o.execute.image_dir = std::string(CTTE_BINARY_DIR) + "/images";
+  o.execute.workload_dir = std::string(CTTE_BINARY_DIR) + "/workloads";
+  o.board.board_path = std::string(CTTE_BINARY_DIR) + "/bin/ctte-board";
+  return o;
+}
+
+}  // namespace ctte::runner::soak_testing
