@@ -87,6 +87,9 @@ struct EncoderPlan {
   uint8_t mode = reg::kInstModeHtm;       ///< trTeInstMode: reg::kInstModeHtm or kInstModeBtm
   uint8_t sync_mode = reg::kSyncModeOff;  ///< trTeInstSyncMode: reg::kSyncMode*
   uint8_t sync_max = 0;    ///< trTeInstSyncMax (period 2^(max+4))
+  /// trTeInstFeatures, written before the window opens (0: every optional feature off;
+  /// docs/encoder-behaviour.md section 11).
+  uint32_t inst_features = 0;
 };
 
 /// A trace-window edge, applied between beats: the register write happens before beat

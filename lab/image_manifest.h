@@ -18,6 +18,9 @@ struct ImageManifest {
   uint64_t build_id = 0;
   std::string profile;
   uint64_t caps = 0;           ///< capability bits (ctteCaps)
+  /// Implicit-return stack depth compiled into the image ("return_stack_depth"; 0 = absent,
+  /// docs/encoder-behaviour.md section 11).
+  uint32_t return_stack_depth = 0;
   uint32_t xlen = 0;
   double fmax_mhz = 0;         ///< declared fmax (closure gate); > 0 once loaded
   std::string rtl_digest;
@@ -30,10 +33,10 @@ struct ImageManifest {
 
   /// Loads and validates the keys rtl/cmake/write_manifest.cmake writes (docs/rtl.md); errors
   /// name the file and the key. Required: name, sha256 (64 hex digits), build_id, and fmax_mhz
-  /// > 0 (it arms the closure gate). Optional, but an error when wrongly typed: caps, xlen
-  /// (unsigned integers), rtl_digest, verilator_version, image (strings; image defaults to
-  /// "<name>.so"), registers (an object of register name -> offset, "0x..." or an unsigned
-  /// integer below 2^32). Other keys are ignored.
+  /// > 0 (it arms the closure gate). Optional, but an error when wrongly typed: caps, xlen,
+  /// return_stack_depth (unsigned integers), rtl_digest, verilator_version, image (strings;
+  /// image defaults to "<name>.so"), registers (an object of register name -> offset, "0x..."
+  /// or an unsigned integer below 2^32). Other keys are ignored.
   static Result<ImageManifest> Load(const std::string& path);
   /// A DeployRequest for this image carrying the manifest's expectations.
   DeployRequest ToDeployRequest() const;

@@ -139,6 +139,15 @@ Status FromJson(const Json& j, const std::string& path, DeployReceipt* out) {
   return Status::Ok();
 }
 
+namespace {
+// "inst_features" only when a feature is on, so a features-off plan is the JSON it always was.
+Json EncoderJson(const EncoderPlan& e) {
+  Json j{{"mode", e.mode}, {"sync_mode", e.sync_mode}, {"sync_max", e.sync_max}};
+  if (e.inst_features != 0) j["inst_features"] = e.inst_features;
+  return j;
+}
+}  // namespace
+
 Json ToJson(const RunPlan& v) {
   Json edges = Json::array();
   for (const WindowEdge& e : v.window_edges) {
@@ -150,8 +159,7 @@ Json ToJson(const RunPlan& v) {
       {"iss", {{"max_instructions", v.iss.max_instructions},
                {"interrupt_at", v.iss.interrupt_at},
                {"interrupt_every", v.iss.interrupt_every}}},
-      {"encoder", {{"mode", v.encoder.mode}, {"sync_mode", v.encoder.sync_mode},
-                   {"sync_max", v.encoder.sync_max}}},
+      {"encoder", EncoderJson(v.encoder)},
       {"window_edges", edges},
       {"stop_at_end", v.stop_at_end},
       {"stall", {{"seed", v.stall.seed}, {"ipc_num", v.stall.ipc_num},
@@ -182,6 +190,7 @@ Status FromJson(const Json& j, const std::string& path, RunPlan* out) {
     CTTE_RETURN_IF_ERROR(GetU8(*enc, p, "mode", &out->encoder.mode));
     CTTE_RETURN_IF_ERROR(GetU8(*enc, p, "sync_mode", &out->encoder.sync_mode));
     CTTE_RETURN_IF_ERROR(GetU8(*enc, p, "sync_max", &out->encoder.sync_max));
+    CTTE_RETURN_IF_ERROR(GetU32(*enc, p, "inst_features", &out->encoder.inst_features, false));
   }
   if (const Json* edges = Field(j, "window_edges")) {
     if (!edges->is_array()) {

@@ -117,6 +117,15 @@ Reconstructor::Reconstructor(const ProgramImage& image, ReconstructOptions optio
       cache_(std::make_unique<InsnCache>(image)),
       mode_(options.mode) {
   hist_.reserve(64);
+  ras_cap_ = options.implicit_return_depth < 32 ? options.implicit_return_depth : 32;
+}
+
+void Reconstructor::RasPush(uint64_t link) {
+  if (ras_n_ == ras_cap_) {  // full: the oldest entry is evicted (section 11.1)
+    for (uint32_t i = 1; i < ras_cap_; ++i) ras_[i - 1] = ras_[i];
+    --ras_n_;
+  }
+  ras_[ras_n_++] = link;
 }
 
 Reconstructor::~Reconstructor() = default;
@@ -140,7 +149,7 @@ void Reconstructor::Lose() {
   carry_icnt_ = 0;
   hist_.clear();
   have_last_branch_ = false;
-  ras_depth_ = 0;
+  ras_n_ = 0;
 }
 
 void Reconstructor::Fail(const Message& msg, const std::string& reason) {
@@ -241,8 +250,8 @@ bool Reconstructor::Walk(const Message& msg, End end) {
         pc += d.size;
         break;
       case kJump:
-        if (options_.implicit_return && d.itype == static_cast<uint8_t>(IType::kDirectCall)) {
-          ras_[ras_depth_++ & 31] = pc + d.size;
+        if (ras_cap_ > 0 && d.itype == static_cast<uint8_t>(IType::kDirectCall)) {
+          RasPush(pc + d.size);
         }
         pc += static_cast<uint64_t>(static_cast<int64_t>(d.offset));
         break;
@@ -270,17 +279,27 @@ bool Reconstructor::Walk(const Message& msg, End end) {
         pc += taken ? static_cast<uint64_t>(static_cast<int64_t>(d.offset)) : d.size;
         break;
       }
-      default:  // kIndirect, kTrapRet
-        if (remaining == 0) break;  // the message's address is its target
-        if (options_.implicit_return && d.itype == static_cast<uint8_t>(IType::kReturn) &&
-            ras_depth_ > 0) {
-          pc = ras_[--ras_depth_ & 31];
-          break;
+      default: {  // kIndirect, kTrapRet
+        bool popped = false;
+        if (ras_cap_ > 0 && d.kind == kIndirect) {
+          // The stack moves exactly as the encoder's: also when this ends the I-CNT (then the
+          // message's address is the target, whatever was popped).
+          const auto t = static_cast<IType>(d.itype);
+          const uint64_t link = pc + d.size;
+          if ((t == IType::kReturn || t == IType::kCoroutineSwap) && ras_n_ > 0) {
+            const uint64_t target = ras_[--ras_n_];
+            popped = true;
+            if (remaining > 0) pc = target;
+          }
+          if (t == IType::kIndirectCall || t == IType::kCoroutineSwap) RasPush(link);
+          if (popped && remaining > 0) break;
         }
+        if (remaining == 0) break;  // the message's address is its target
         pc_ = pc;
         Fail(msg, Hex("uninferable jump at 0x%llx inside the I-CNT (%llu half-words left)", pc,
                       remaining));
         return false;
+      }
     }
   }
   pc_ = pc;

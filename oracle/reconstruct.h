@@ -57,9 +57,9 @@ struct ReconstructOptions {
   /// kAuto: HTM once a message carries HIST (or RCODE 1/2), BTM once a DirectBranch,
   /// IndirectBranch(Sync) or a correlation with CDF 0 is seen.
   Mode mode = Mode::kAuto;
-  /// Infer the target of a return met inside an I-CNT from a 32-deep call stack (the
-  /// implicit-return optimisation; our encoder does not use it, so off by default).
-  bool implicit_return = false;
+  /// Implicit return (docs/encoder-behaviour.md section 11.1): the depth of the full-address
+  /// return stack the decoder keeps, 1..32; 0 = off (every return must be reported).
+  uint32_t implicit_return_depth = 0;
   /// A walk longer than this many half-words is reported instead of performed (corrupt
   /// input must not loop for hours).
   uint64_t max_walk_halfwords = 1ULL << 36;
@@ -111,8 +111,11 @@ class Reconstructor {
   ReconstructOptions::Mode mode_;
   Message last_branch_;      ///< for RepeatBranch
   bool have_last_branch_ = false;
+  // Implicit return: the decoder-side copy of the encoder's stack (oldest entry first).
+  void RasPush(uint64_t link);
   uint64_t ras_[32] = {};
-  uint32_t ras_depth_ = 0;
+  uint32_t ras_n_ = 0;
+  uint32_t ras_cap_ = 0;
 
   static constexpr size_t kBuf = 4096;
   uint64_t buf_[kBuf];

@@ -12,6 +12,9 @@ namespace ctte::oracle {
 
 ReferenceEncoder::ReferenceEncoder(EncoderConfig config) : config_(config) {
   if (config_.sync_mode == 2) config_.sync_mode = 0;  // cycles: not implemented, legalizes to 0
+  if (config_.features.implicit_return_depth > kMaxReturnStackDepth) {
+    config_.features.implicit_return_depth = kMaxReturnStackDepth;
+  }
 }
 
 void ReferenceEncoder::CleanState() {
@@ -20,6 +23,17 @@ void ReferenceEncoder::CleanState() {
   pend_ = false;
   pend_btype_ = 0;
   syncctr_ = 0;
+  ras_n_ = 0;
+  pred_valid_ = false;
+}
+
+void ReferenceEncoder::Push(uint64_t link) {
+  const uint32_t depth = config_.features.implicit_return_depth;
+  if (ras_n_ == depth) {  // full: the oldest entry is evicted
+    for (uint32_t i = 1; i < depth; ++i) ras_[i - 1] = ras_[i];
+    --ras_n_;
+  }
+  ras_[ras_n_++] = link;
 }
 
 void ReferenceEncoder::Emit(const Message& msg, bool is_sync) {
@@ -60,6 +74,9 @@ void ReferenceEncoder::Beat(const Retired& beat) {
            true);
       ref_ = a;
       CleanState();
+    } else if (pend_ && pred_valid_ && a == pred_) {
+      pend_ = false;  // an implicit return: the decoder pops the same address
+      pred_valid_ = false;
     } else if (pend_) {
       const uint64_t uaddr = (a ^ ref_) >> 1;
       Emit(htm ? Message::IndirectBranchHist(pend_btype_, icnt_, uaddr, hist_)
@@ -69,6 +86,7 @@ void ReferenceEncoder::Beat(const Retired& beat) {
       icnt_ = 0;
       hist_ = 1;
       pend_ = false;
+      pred_valid_ = false;
     }
   }
   // 3. The beat itself.
@@ -76,6 +94,7 @@ void ReferenceEncoder::Beat(const Retired& beat) {
   if (beat.itype == IType::kException || beat.itype == IType::kInterrupt) {
     pend_ = true;
     pend_btype_ = beat.itype == IType::kException ? kBtypeException : kBtypeInterrupt;
+    pred_valid_ = false;
   } else {
     h = beat.iretire();
     const uint64_t max_icnt = (uint64_t{1} << config_.icnt_bits) - 1;
@@ -99,6 +118,18 @@ void ReferenceEncoder::Beat(const Retired& beat) {
     } else if (IsUninferable(beat.itype)) {
       pend_ = true;
       pend_btype_ = kBtypeJump;
+      pred_valid_ = false;
+    }
+    if (config_.features.implicit_return_depth > 0) {
+      const uint64_t link = a + 2 * h;
+      const IType t = beat.itype;
+      if ((t == IType::kReturn || t == IType::kCoroutineSwap) && ras_n_ > 0) {
+        pred_ = ras_[--ras_n_];
+        pred_valid_ = true;
+      }
+      if (t == IType::kIndirectCall || t == IType::kDirectCall || t == IType::kCoroutineSwap) {
+        Push(link);
+      }
     }
   }
   // 4. Sync counter.

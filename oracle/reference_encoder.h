@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "oracle/features.h"
 #include "oracle/retired.h"
 #include "regmap/registers.h"
 
@@ -21,6 +22,7 @@ struct EncoderConfig {
   uint8_t sync_mode = 0;   ///< trTeInstSyncMode: 0 off, 1 messages, 3 half-words
   uint8_t sync_max = 0;    ///< period = 2^(sync_max + 4)
   uint8_t icnt_bits = 22;  ///< I-CNT width before ResourceFull RCODE 0
+  FeatureSet features = {};  ///< optional features enabled (section 11); none by default
 };
 
 class ReferenceEncoder {
@@ -51,6 +53,12 @@ class ReferenceEncoder {
   bool tracing_ = false;
   bool opening_ = false;      ///< the next beat is the first of the window
   uint32_t beat_records_ = 0; ///< non-sync records formed by the current beat
+  // Implicit return (section 11.1): the stack (oldest first) and pend's prediction.
+  void Push(uint64_t link);
+  uint64_t ras_[kMaxReturnStackDepth] = {};
+  uint32_t ras_n_ = 0;
+  bool pred_valid_ = false;
+  uint64_t pred_ = 0;
 };
 
 }  // namespace ctte::oracle

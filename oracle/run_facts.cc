@@ -26,6 +26,7 @@ Expected BuildExpected(const ProgramImage& image, const ExpectedOptions& options
   e.image = &image;
   e.mode = options.encoder.mode;
   e.sync_mode = options.encoder.sync_mode;
+  e.features = options.encoder.features;
   e.stopped = options.stop_at_end;
   std::vector<RetirementEdge> edges = options.edges;
   if (edges.empty()) edges.push_back(RetirementEdge{0, true});
@@ -114,13 +115,14 @@ class Collector : public MessageReader::Reporter {
 }  // namespace
 
 DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImage& image,
-                               TraceMode mode) {
+                               TraceMode mode, const FeatureSet& features) {
   DecodedStream d;
   d.bytes.assign(bytes.begin(), bytes.end());
   CollectingSink sink;
   ReconstructOptions ro;
   ro.mode = mode == TraceMode::kHtm ? ReconstructOptions::Mode::kHtm
                                     : ReconstructOptions::Mode::kBtm;
+  ro.implicit_return_depth = features.implicit_return_depth;
   Reconstructor rec(image, ro, &sink);
   Collector collector(&rec, &d.problems);
   MessageReader reader(std::span<const uint8_t>(d.bytes), &collector);

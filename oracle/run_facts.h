@@ -46,6 +46,7 @@ struct Expected {
   bool stopped = true;                  ///< trTeEnable=0 and a drain ended the run
   TraceMode mode = TraceMode::kHtm;
   uint8_t sync_mode = 0;
+  FeatureSet features;                  ///< optional features of the encoder (and decoder)
   uint64_t beats = 0;                   ///< beats the core presented
   uint64_t retired = 0;
   StopReason stop_reason = StopReason::kRunning;  ///< how the reference core stopped
@@ -107,8 +108,9 @@ struct DecodedStream {
 };
 
 /// Reads and reconstructs `bytes` against `image` (pure; never fails: problems are recorded).
+/// `features`: the encoder's optional features, run by the decoder too (section 11).
 DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImage& image,
-                               TraceMode mode);
+                               TraceMode mode, const FeatureSet& features = {});
 
 struct Observed {
   DecodedStream stream;

@@ -7,6 +7,7 @@
 #include "base/random.h"
 #include "lab/image_manifest.h"
 #include "lab/pll.h"
+#include "oracle/features.h"
 
 namespace ctte::runner {
 namespace {
@@ -98,6 +99,22 @@ Result<RunConfig> RunConfigFromFlags(const CliRunFlags& f, PlanOptions* o) {
     return Status::InvalidArgument("--mode: expected htm or btm, got '" + f.mode + "'");
   }
   c.mode = f.mode;
+  {
+    const uint32_t depth =
+        m->return_stack_depth > 0 ? m->return_stack_depth : oracle::kMaxReturnStackDepth;
+    Result<oracle::FeatureSet> features = oracle::ParseFeatures(f.features, "--features", depth);
+    if (!features.ok()) return features.status();
+    if (features->implicit_return_depth > 0 &&
+        features->implicit_return_depth != m->return_stack_depth) {
+      return Status::InvalidArgument(
+          "--features: image " + m->name +
+          (m->return_stack_depth == 0 ? std::string(" does not compile implicit-return "
+                                                    "(ctteFeatureCaps bit 0 clear)")
+                                      : " has a return stack of " +
+                                            std::to_string(m->return_stack_depth)));
+    }
+    if (!features->empty()) c.features = oracle::FormatFeatures(*features);
+  }
   Result<SyncPolicy> sync = SyncFromFlags(f.sync_mode, f.sync_period);
   if (!sync.ok()) return sync.status();
   c.sync_params = *sync;

@@ -25,6 +25,7 @@ namespace ctte::runner {
 struct CliRunFlags {
   std::string manifest, workload, waves;
   std::string mode = "htm", sync_mode = "off", backpressure = "none";
+  std::string features = "none";  ///< --features (docs/encoder-behaviour.md section 11)
   uint64_t sync_period = 0;
   double fabric_mhz = 0;  ///< 0: the image's fmax
   double sink_mhz = static_cast<double>(lab::kDefaultSinkHz) / 1e6;

@@ -65,14 +65,17 @@ RunOutcome ExecuteRun(const PreparedRun& run, lab::Board& board, lab::Board* twi
   out.stream_sha256 = Sha256Hex(std::span<const uint8_t>(out.stream));
 
   oracle::Observed obs;
-  obs.stream = oracle::DecodeForJudging(out.stream, *run.program, run.expected.mode);
+  obs.stream = oracle::DecodeForJudging(out.stream, *run.program, run.expected.mode,
+                                        run.expected.features);
   obs.capture = ToCaptureFacts(cap, run.plan.drain_budget_sink_cycles);
   if (has_twin) {
-    obs.twin = oracle::DecodeForJudging(twin.capture.bytes, *run.program, run.expected.mode);
+    obs.twin = oracle::DecodeForJudging(twin.capture.bytes, *run.program, run.expected.mode,
+                                        run.expected.features);
     obs.twin_capture = ToCaptureFacts(twin.capture, run.plan.drain_budget_sink_cycles);
     out.twin_stream_sha256 = Sha256Hex(std::span<const uint8_t>(twin.capture.bytes));
   } else if (options.twin_stream.has_value()) {
-    obs.twin = oracle::DecodeForJudging(*options.twin_stream, *run.program, run.expected.mode);
+    obs.twin = oracle::DecodeForJudging(*options.twin_stream, *run.program, run.expected.mode,
+                                        run.expected.features);
     out.twin_stream_sha256 = Sha256Hex(std::span<const uint8_t>(*options.twin_stream));
   }
   oracle::Judgement j = oracle::JudgeRun(run.expected, obs);

@@ -9,6 +9,7 @@
 #include "base/random.h"
 #include "base/sha256.h"
 #include "base/text.h"
+#include "oracle/features.h"
 #include "oracle/iss.h"
 #include "oracle/program_gen.h"
 #include "regmap/registers.h"
@@ -54,6 +55,25 @@ Result<std::string> ResolveWorkload(const RunConfig& c, const PlanOptions& o) {
   const std::string path = o.workload_dir + "/" + c.workload + ".elf";
   if (!FileExists(path)) return Status::NotFound("config.workload: no workload ELF " + path);
   return path;
+}
+
+// The optional features of config.features against the image's (section 11 of
+// docs/encoder-behaviour.md): a feature the image does not compile is refused, and the
+// implicit-return depth is the image's.
+Result<oracle::FeatureSet> PlanFeatures(const RunConfig& config, const lab::ImageManifest& m) {
+  const uint32_t depth =
+      m.return_stack_depth > 0 ? m.return_stack_depth : oracle::kMaxReturnStackDepth;
+  Result<oracle::FeatureSet> f = oracle::ParseFeatures(config.features, "config.features", depth);
+  if (!f.ok()) return f.status();
+  if (f->implicit_return_depth > 0 && f->implicit_return_depth != m.return_stack_depth) {
+    return Status::InvalidArgument(
+        "config.features: image " + m.name +
+        (m.return_stack_depth == 0 ? std::string(" does not compile implicit-return")
+                                   : " has a return stack of " +
+                                         std::to_string(m.return_stack_depth) + ", not " +
+                                         std::to_string(f->implicit_return_depth)));
+  }
+  return f;
 }
 
 // The encoder part of the plan; InvalidArgument names the config field.
@@ -149,6 +169,9 @@ Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& optio
   lab::RunPlan& p = r.plan;
   p.workload_elf = r.workload_path;
   CTTE_RETURN_IF_ERROR(PlanEncoder(config, &p.encoder));
+  Result<oracle::FeatureSet> features = PlanFeatures(config, r.manifest);
+  if (!features.ok()) return features.status();
+  if (features->implicit_return_depth > 0) p.encoder.inst_features |= reg::kFeatEnImplicitReturn;
   p.iss.max_instructions = options.max_instructions;
   p.iss.interrupt_at = config.interrupt_at;
   p.iss.interrupt_every = config.interrupt_every;
@@ -191,6 +214,7 @@ Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& optio
       p.encoder.mode == reg::kInstModeBtm ? oracle::TraceMode::kBtm : oracle::TraceMode::kHtm;
   eo.encoder.sync_mode = p.encoder.sync_mode;
   eo.encoder.sync_max = p.encoder.sync_max;
+  eo.encoder.features = *features;
   eo.stop_at_end = true;
   if (config.window_pause.has_value() != config.window_resume.has_value()) {
     return Status::InvalidArgument("config.window: pause and resume must be given together");

@@ -177,6 +177,7 @@ std::string RunConfig::AxisValue(std::string_view axis) const {
   if (axis == "workload") return workload;
   if (axis == "window") return window;
   if (axis == "interrupts") return interrupts;
+  if (axis == "features") return features.empty() ? "none" : features;
   if (axis == "fabric_mhz") return std::to_string(fabric_mhz);
   return "";
 }
@@ -196,6 +197,7 @@ std::string RunConfigToJson(const RunConfig& c, int indent) {
   axes["workload"] = c.workload;
   axes["window"] = c.window;
   axes["interrupts"] = c.interrupts;
+  if (!c.features.empty() && c.features != "none") axes["features"] = c.features;
   axes["fabric_mhz"] = std::to_string(c.fabric_mhz);
   j["axes"] = axes;
   j["fabric_hz"] = c.fabric_hz;
@@ -245,6 +247,9 @@ Result<RunConfig> RunConfigFromJson(std::string_view json_text) {
     r.String(*axes, "$.axes", "workload", &c.workload);
     r.String(*axes, "$.axes", "window", &c.window);
     r.String(*axes, "$.axes", "interrupts", &c.interrupts);
+    if (axes->is_object() && axes->contains("features")) {
+      r.String(*axes, "$.axes", "features", &c.features);
+    }
     std::string mhz;
     r.String(*axes, "$.axes", "fabric_mhz", &mhz);
     if (r.error().empty()) {

@@ -69,6 +69,10 @@ struct RunConfig {
   std::string workload;
   std::string window;
   std::string interrupts;
+  /// Optional compression features (`--features` grammar, docs/encoder-behaviour.md section
+  /// 11): "" or "none" = all off. In the JSON only when not off, so that features-off configs
+  /// are the JSON they always were.
+  std::string features;
   uint32_t fabric_mhz = 0;
 
   // Concrete parameters derived from the values and the run seed.

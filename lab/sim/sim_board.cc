@@ -288,6 +288,19 @@ Result<Capture> SimBoard::RunProgram(const oracle::ProgramImage& program, const 
     return reg::kActive | reg::kEnable | config | (tracing ? reg::kInstTracing : 0u);
   };
   CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeControl, reg::kActive));
+  if (plan.encoder.inst_features != 0) {
+    // Section 11: the enables are written before the window opens, and must hold (WARL: a
+    // feature the image does not compile reads 0).
+    CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeInstFeatures, plan.encoder.inst_features));
+    uint32_t back = 0;
+    CTTE_RETURN_IF_ERROR(d.ReadReg(reg::kTeInstFeatures, &back));
+    if ((back & plan.encoder.inst_features) != plan.encoder.inst_features) {
+      return Status::InvalidArgument("plan.encoder.inst_features: " +
+                                     HexShort(plan.encoder.inst_features) +
+                                     " does not hold in trTeInstFeatures (reads " +
+                                     HexShort(back) + "): the image lacks the feature");
+    }
+  }
   CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeControl, control()));
 
   Rng stall(plan.stall.seed);

@@ -2,7 +2,8 @@
 # SHA-256 of the file as built. Invoked as:
 #   cmake -DIMAGE=<.so> -DOUT=<manifest.json> -DNAME=... -DPROFILE=... -DPROFILE_ID=...
 #         -DBUILD_ID=<16 hex> -DCAPS=... -DXLEN=... -DFMAX=... -DRTL_DIGEST=... -DVERILATOR=...
-#         -DLOG_QDEPTH=... -DLOG_FIFO=... -DMUTANT=... -DABI=...
+#         -DLOG_QDEPTH=... -DLOG_FIFO=... -DMUTANT=... -DABI=... [-DFEATURES=a,b]
+#         [-DFEATURE_CAPS=n] [-DRAS_DEPTH=d]
 #         -DREGMAP=<regmap.json> -DHARNESS_REGMAP=<lab/zynq/harness_regmap.json> -P write_manifest.cmake
 # "registers" is the design's register map (name -> offset): the encoder's registers from
 # regmap/regmap.json and the ZynqBoard harness's (docs/zynq-board.md).
@@ -14,6 +15,23 @@ foreach(var IMAGE OUT NAME PROFILE PROFILE_ID BUILD_ID CAPS XLEN FMAX RTL_DIGEST
 endforeach()
 if(NOT EXISTS "${IMAGE}")
   message(FATAL_ERROR "write_manifest.cmake: image '${IMAGE}' does not exist")
+endif()
+if(NOT DEFINED FEATURE_CAPS)
+  set(FEATURE_CAPS 0)
+endif()
+if(NOT DEFINED RAS_DEPTH)
+  set(RAS_DEPTH 0)
+endif()
+# "features": the compiled optional features (docs/encoder-behaviour.md section 11).
+set(features_json "")
+if(DEFINED FEATURES AND NOT FEATURES STREQUAL "")
+  string(REPLACE "," ";" _fl "${FEATURES}")
+  foreach(f IN LISTS _fl)
+    if(NOT features_json STREQUAL "")
+      string(APPEND features_json ", ")
+    endif()
+    string(APPEND features_json "\"${f}\"")
+  endforeach()
 endif()
 file(SHA256 "${IMAGE}" image_sha256)
 set(registers "")
@@ -44,6 +62,9 @@ file(WRITE "${OUT}.tmp" "{
   \"log2_qdepth\": ${LOG_QDEPTH},
   \"log2_fifo_depth\": ${LOG_FIFO},
   \"mutant\": ${MUTANT},
+  \"features\": [${features_json}],
+  \"feature_caps\": ${FEATURE_CAPS},
+  \"return_stack_depth\": ${RAS_DEPTH},
   \"abi_version\": ${ABI},
   \"rtl_digest\": \"${RTL_DIGEST}\",
   \"verilator_version\": \"${VERILATOR}\",

@@ -11,7 +11,8 @@ module ctte_encoder #(
   parameter int unsigned PROFILE_ID = 1,
   parameter int unsigned LOG_QDEPTH = 4,
   parameter int unsigned LOG_FIFO_DEPTH = 4,
-  parameter int unsigned MUTANT = 0
+  parameter int unsigned MUTANT = 0,
+  parameter int unsigned RAS_DEPTH = 0   // implicit-return stack depth, 0..32 (0 = absent)
 ) (
   input  logic        clk_fabric,
   input  logic        clk_sink,
@@ -50,6 +51,7 @@ module ctte_encoder #(
   logic [2:0] cfg_mode;
   logic [1:0] cfg_sync_mode;
   logic [3:0] cfg_sync_max;
+  logic cfg_implicit_return;
 
   logic [1:0] enq_n;
   rec_t enq_rec0, enq_rec1, enq_rec2, head;
@@ -63,9 +65,10 @@ module ctte_encoder #(
   logic out_full, out_push, out_eom, packer_busy, fifo_w_empty, fifo_true_empty;
   logic [7:0] out_byte;
 
-  ctte_frontend #(.QFreeBits(LOG_QDEPTH + 1), .Mutant(MUTANT)) u_frontend (
+  ctte_frontend #(.QFreeBits(LOG_QDEPTH + 1), .RasDepth(RAS_DEPTH), .Mutant(MUTANT)) u_frontend (
     .clk(clk_fabric), .rst_n,
     .cfg_active, .cfg_enable, .cfg_tracing, .cfg_mode, .cfg_sync_mode, .cfg_sync_max,
+    .cfg_implicit_return,
     .in_valid, .in_itype, .in_iaddr, .in_iretire,
     .q_free, .enq_n, .enq_rec0, .enq_rec1, .enq_rec2,
     .ev_episode, .ev_dropped, .ev_halfwords, .st_lost, .st_window_open, .st_close_waiting
@@ -95,11 +98,12 @@ module ctte_encoder #(
 
   ctte_regs #(
     .BuildId(BUILD_ID), .ProfileId(8'(PROFILE_ID)), .LogQDepth(LOG_QDEPTH),
-    .LogFifoDepth(LOG_FIFO_DEPTH), .MutantId(8'(MUTANT))
+    .LogFifoDepth(LOG_FIFO_DEPTH), .MutantId(8'(MUTANT)), .RasDepth(RAS_DEPTH)
   ) u_regs (
     .clk(clk_fabric), .rst_n, .we(reg_we), .addr(reg_addr), .wdata(reg_wdata),
     .rdata(reg_rdata),
     .cfg_active, .cfg_enable, .cfg_tracing, .cfg_mode, .cfg_sync_mode, .cfg_sync_max,
+    .cfg_implicit_return,
     .st_empty(te_empty), .st_lost, .st_window_open, .st_close_waiting,
     .ev_msg(out_eom), .ev_byte(out_push), .ev_episode, .ev_dropped, .ev_halfwords,
     .st_stall_ovf(stall_ovf)

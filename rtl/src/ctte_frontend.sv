@@ -19,6 +19,7 @@ module ctte_frontend
   import ctte_regmap_pkg::*;
 #(
   parameter int unsigned QFreeBits = 5,
+  parameter int unsigned RasDepth = 0,         // implicit-return stack depth (0 = not compiled)
   parameter int unsigned Mutant = MutantNone   // docs/mutants.md; 0 in every deployable image
 ) (
   input  logic                 clk,
@@ -30,6 +31,7 @@ module ctte_frontend
   input  logic [2:0]           cfg_mode,
   input  logic [1:0]           cfg_sync_mode,
   input  logic [3:0]           cfg_sync_max,
+  input  logic                 cfg_implicit_return,  // trTeInstEnImplicitReturn (0 if absent)
   // ingress beat
   input  logic                 in_valid,
   input  logic [3:0]           in_itype,
@@ -64,6 +66,15 @@ module ctte_frontend
   logic                lost_q, lost_d;
   logic                close_pend_q, close_pend_d;
   logic                htm_q, htm_d;          // mode latched when the window opened
+  // Implicit return (docs/encoder-behaviour.md section 11.1): the stack, oldest entry at 0.
+  localparam int unsigned RasSlots = 32;
+  logic [63:0]         ras_q [RasSlots];
+  logic [63:0]         ras_d [RasSlots];
+  logic [5:0]          ras_n_q, ras_n_d;
+  logic                predv_q, predv_d;      // pend was armed by a pop: its predicted target
+  logic [63:0]         pred_q, pred_d;
+  logic                ir_on;
+  assign ir_on = (RasDepth != 0) && cfg_implicit_return;
 
   logic win_cond, win_eff;
   assign win_cond = cfg_active & cfg_enable & cfg_tracing & (cfg_mode != InstModeOff);
@@ -110,6 +121,11 @@ module ctte_frontend
     logic [5:0]          period_shift;
     logic [32:0]         period;
     logic                htm;     // the window's mode: latched at open, current in that cycle
+    logic [63:0]         ras_w [RasSlots];
+    logic [5:0]          ras_n_w;
+    logic                predv_w;
+    logic [63:0]         pred_w;
+    logic [63:0]         link;
 
     icnt_d = icnt_q;
     hist_d = hist_q;
@@ -122,6 +138,10 @@ module ctte_frontend
     lost_d = lost_q;
     close_pend_d = close_pend_q;
     htm_d = htm_q;
+    ras_d = ras_q;
+    ras_n_d = ras_n_q;
+    predv_d = predv_q;
+    pred_d = pred_q;
     held_d = win_cond ? 1'b0 : held_q;
     leaked_d = win_cond ? 1'b0 : leaked_q;
     r[0] = '0;
@@ -143,6 +163,11 @@ module ctte_frontend
     pend_w = pend_q;
     pbtype_w = pbtype_q;
     syncctr_w = syncctr_q;
+    ras_w = ras_q;
+    ras_n_w = ras_n_q;
+    predv_w = predv_q;
+    pred_w = pred_q;
+    link = in_iaddr + {55'd0, in_iretire, 1'b0};
     nbeat = 2'd0;
     nrec = 2'd0;
     synced = 1'b0;
@@ -178,6 +203,8 @@ module ctte_frontend
         pend_d = 1'b0;
         pbtype_d = 2'd0;
         syncctr_d = '0;
+        ras_n_d = '0;
+        predv_d = 1'b0;
       end else begin
         n = 2'd0;
         close_pend_d = 1'b1;
@@ -205,6 +232,8 @@ module ctte_frontend
               ref_w = in_iaddr;
               synced = 1'b1;
             end
+            ras_n_w = '0;
+            predv_w = 1'b0;
             lost_d = 1'b0;
           end
         end
@@ -221,6 +250,8 @@ module ctte_frontend
             pend_w = 1'b0;
             ref_w = in_iaddr;
             synced = 1'b1;
+            ras_n_w = '0;
+            predv_w = 1'b0;
           end else begin
             due = (cfg_sync_mode != SyncModeOff) && ({1'b0, syncctr_w} >= period);
             if (due) begin
@@ -240,6 +271,11 @@ module ctte_frontend
               pend_w = 1'b0;
               ref_w = in_iaddr;
               synced = 1'b1;
+              ras_n_w = '0;
+              predv_w = 1'b0;
+            end else if (pend_w && predv_w && in_iaddr == pred_w) begin
+              pend_w = 1'b0;  // an implicit return: the decoder pops the same address
+              predv_w = 1'b0;
             end else if (pend_w) begin
               if (htm) begin
                 r[nrec] = mk_indirect_branch_hist(pbtype_w, icnt_w,
@@ -256,6 +292,7 @@ module ctte_frontend
               icnt_w = '0;
               hist_w = HistEmpty;
               pend_w = 1'b0;
+              predv_w = 1'b0;
               ref_w = in_iaddr;
             end
           end
@@ -267,6 +304,7 @@ module ctte_frontend
           if (in_itype == ItypeException || in_itype == ItypeInterrupt) begin
             pend_w = 1'b1;
             pbtype_w = (in_itype == ItypeException) ? BtypeException : BtypeInterrupt;
+            predv_w = 1'b0;
           end else begin
             icnt_sum = {1'b0, icnt_w} + {{(IcntBits - 7){1'b0}}, in_iretire};
             if (icnt_sum > {1'b0, IcntMax}) begin
@@ -297,6 +335,26 @@ module ctte_frontend
             if (is_uninferable_retiring(in_itype)) begin
               pend_w = 1'b1;
               pbtype_w = BtypeJump;
+              predv_w = 1'b0;
+            end
+            // Implicit return (section 11.1): pop (return, swap), then push (calls, swap); a
+            // push onto a full stack evicts the oldest entry.
+            if (ir_on) begin
+              if ((in_itype == ItypeReturn || in_itype == ItypeCoroutineSwap) &&
+                  ras_n_w != 6'd0) begin
+                ras_n_w = ras_n_w - 6'd1;
+                pred_w = ras_w[ras_n_w[4:0]];
+                predv_w = 1'b1;
+              end
+              if (in_itype == ItypeIndirectCall || in_itype == ItypeDirectCall ||
+                  in_itype == ItypeCoroutineSwap) begin
+                if (ras_n_w == 6'(RasDepth)) begin
+                  for (int i = 1; i < RasSlots; i++) ras_w[i - 1] = ras_w[i];
+                  ras_n_w = ras_n_w - 6'd1;
+                end
+                ras_w[ras_n_w[4:0]] = link;
+                ras_n_w = ras_n_w + 6'd1;
+              end
             end
           end
           // Step 4: periodic sync counter.
@@ -316,6 +374,10 @@ module ctte_frontend
             pend_d = pend_w;
             pbtype_d = pbtype_w;
             syncctr_d = syncctr_w;
+            ras_d = ras_w;
+            ras_n_d = ras_n_w;
+            predv_d = predv_w;
+            pred_d = pred_w;
           end else begin
             n = 2'd0;
             ev_episode = 1'b1;
@@ -326,6 +388,8 @@ module ctte_frontend
             pend_d = 1'b0;
             pbtype_d = 2'd0;
             syncctr_d = '0;
+            ras_n_d = '0;
+            predv_d = 1'b0;
           end
         end
         // MutantCounterSkew: a beat seen while lost is not counted in ctteHalfwordsRetired.
@@ -366,6 +430,9 @@ module ctte_frontend
       lost_q <= 1'b0;
       close_pend_q <= 1'b0;
       htm_q <= 1'b1;
+      ras_n_q <= '0;
+      predv_q <= 1'b0;
+      pred_q <= '0;
       held_q <= 1'b0;
       leaked_q <= 1'b0;
     end else begin
@@ -380,10 +447,16 @@ module ctte_frontend
       lost_q <= lost_d;
       close_pend_q <= close_pend_d;
       htm_q <= htm_d;
+      ras_n_q <= ras_n_d;
+      predv_q <= predv_d;
+      pred_q <= pred_d;
       held_q <= held_d;
       leaked_q <= leaked_d;
     end
   end
+
+  // The stack entries need no reset: ras_n_q says how many are valid.
+  always_ff @(posedge clk) ras_q <= ras_d;
 
   // ---- standing assertions ----
   // No ordinary message while paused: outside an open window only Error and the closing
@@ -405,6 +478,28 @@ module ctte_frontend
         r[1].fixed[9:6] == SyncFifoOverrun) begin
       assert (r[1].v0 == 64'd0) else $error("recovery sync with I-CNT %0d", r[1].v0);
       assert (r[0].fixed[5:0] == TcError) else $error("recovery sync not preceded by Error");
+    end
+  end
+
+  // No implicit-return state survives the trace-off correlation: when the closing records are
+  // queued, the stack and the prediction are empty from the next cycle.
+  always_ff @(posedge clk) begin
+    if (rst_n && cfg_active && closing && n != 2'd0) begin
+      assert (ras_n_d == 6'd0 && !predv_d)
+        else $error("return stack not empty (%0d entries) at the trace-off correlation", ras_n_d);
+    end
+  end
+
+  // A recovery sync (SYNC=7) starts from clean state: nothing of the compression state (I-CNT,
+  // owed message, return stack, prediction, HIST) survived the loss episode. HIST is left out
+  // for MutantStaleHist only, whose purpose is to show that the judges catch a surviving HIST.
+  always_ff @(posedge clk) begin
+    if (rst_n && lost_q && n >= 2'd2 && r[1].fixed[5:0] == TcProgTraceSync &&
+        r[1].fixed[9:6] == SyncFifoOverrun) begin
+      assert (icnt_q == '0 && !pend_q && ras_n_q == 6'd0 && !predv_q)
+        else $error("compression state survives the recovery sync");
+      assert (Mutant == MutantStaleHist || hist_q == HistEmpty)
+        else $error("HIST survives the recovery sync");
     end
   end
 

@@ -10,7 +10,8 @@ module ctte_regs
   parameter logic [7:0]  ProfileId = 8'd1,
   parameter int unsigned LogQDepth = 4,
   parameter int unsigned LogFifoDepth = 4,
-  parameter logic [7:0]  MutantId = 8'd0
+  parameter logic [7:0]  MutantId = 8'd0,
+  parameter int unsigned RasDepth = 0   // implicit-return stack depth; 0 = not compiled
 ) (
   input  logic        clk,
   input  logic        rst_n,
@@ -25,6 +26,7 @@ module ctte_regs
   output logic [2:0]  cfg_mode,
   output logic [1:0]  cfg_sync_mode,
   output logic [3:0]  cfg_sync_max,
+  output logic        cfg_implicit_return,
   // status and events
   input  logic        st_empty,
   input  logic        st_lost,
@@ -42,6 +44,7 @@ module ctte_regs
   logic [2:0]  mode_q;
   logic [1:0]  sync_mode_q;
   logic [3:0]  sync_max_q;
+  logic        ir_en_q;   // trTeInstEnImplicitReturn (WARL: 0 unless compiled)
   logic [31:0] msgs_q, bytes_q, episodes_q, dropped_q, halfwords_q;
 
   // A write to trTeControl, seen through its field layout. Its read-only and reserved bits are
@@ -53,6 +56,14 @@ module ctte_regs
 
   logic ctl_we;
   assign ctl_we = we && addr == TrTeControlAddr;
+
+  // A write to trTeInstFeatures: only the enables of compiled features are held.
+  tr_te_inst_features_t feat_w;
+  assign feat_w = wdata;
+  logic feat_we;
+  assign feat_we = we && addr == TrTeInstFeaturesAddr;
+  logic unused_feat_w;
+  assign unused_feat_w = ^(feat_w & ~TrTeInstFeaturesWritable);
 
   // WARL: trTeInstMode holds 0, 3 or 6 (any other non-zero value reads 6); trTeInstSyncMode
   // holds 0, 1 or 3 (2, hart cycles, reads 0).
@@ -75,7 +86,9 @@ module ctte_regs
       mode_q <= TrTeControlReset.inst_mode;
       sync_mode_q <= TrTeControlReset.inst_sync_mode;
       sync_max_q <= TrTeControlReset.inst_sync_max;
+      ir_en_q <= TrTeInstFeaturesReset.en_implicit_return;
     end else begin
+      if (feat_we) ir_en_q <= (RasDepth != 0) && feat_w.en_implicit_return;
       if (ctl_we) begin
         active_q <= ctl_w.active;
         enable_q <= ctl_w.enable;
@@ -115,12 +128,22 @@ module ctte_regs
   assign cfg_mode = mode_q;
   assign cfg_sync_mode = sync_mode_q;
   assign cfg_sync_max = sync_max_q;
+  assign cfg_implicit_return = ir_en_q;
 
   // Read values of the registers with fields.
   tr_te_control_t ctl_r;
   ctte_profile_t profile_r;
   ctte_status_t status_r;
+  tr_te_inst_features_t feat_r;
+  ctte_feature_caps_t fcaps_r;
   always_comb begin
+    feat_r = '0;
+    feat_r.en_implicit_return = ir_en_q;
+    feat_r.implicit_return_mode = (RasDepth != 0) ? 2'd3 : 2'd0;  // full-address stack
+    fcaps_r = '0;
+    fcaps_r.implicit_return = RasDepth != 0;
+    fcaps_r.return_stack_depth = 6'(RasDepth);
+
     ctl_r = TrTeControlConst;
     ctl_r.active = active_q;
     ctl_r.enable = enable_q;
@@ -147,7 +170,7 @@ module ctte_regs
     case (addr)
       TrTeControlAddr: rdata = ctl_r;
       TrTeImplAddr: rdata = TrTeImplConst;
-      TrTeInstFeaturesAddr: rdata = 32'd0;  // no optional feature is compiled
+      TrTeInstFeaturesAddr: rdata = feat_r;
       TrTeInstFiltersAddr: rdata = 32'd0;
       TrTeDataControlAddr: rdata = 32'd0;
       CtteBuildIdLoAddr: rdata = BuildId[31:0];
@@ -161,6 +184,7 @@ module ctte_regs
       CtteHalfwordsRetiredAddr: rdata = halfwords_q;
       CtteStatusAddr: rdata = status_r;
       CtteMutantAddr: rdata = {24'd0, MutantId};
+      CtteFeatureCapsAddr: rdata = fcaps_r;
       default: rdata = 32'd0;
     endcase
   end

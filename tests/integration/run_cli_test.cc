@@ -164,5 +164,38 @@ TEST_F(RunCliTest, ClockFlagsOutsideThePllRangeOrNotFiniteAreUsageErrors_bad) {
   }
 }
 
+// --features (docs/encoder-behaviour.md section 11): implicit return on ntrace-full is green
+// with every verdict passing and a strictly smaller stream than features off; an image that
+// does not compile the feature refuses it (exit 2), as does an unknown name.
+TEST_F(RunCliTest, ImplicitReturnOnTheFullImageIsGreenAndSmaller) {
+  if (!std::filesystem::exists(kImageDir + "/ntrace-full.manifest.json")) {
+    GTEST_SKIP() << "ntrace-full not built";
+  }
+  const std::string base = "--image " + kImageDir + "/ntrace-full.manifest.json --workload " +
+                           kWorkloadDir + "/calls.elf --fabric-mhz 75 --max-instructions 200000 "
+                           "--sync-mode messages --sync-period 256 --pause 5000 --resume 9000 "
+                           "--json";
+  const CliResult off = RunCli(base);
+  const CliResult on = RunCli(base + " --features implicit-return");
+  ASSERT_EQ(off.exit_code, 0) << off.out;
+  ASSERT_EQ(on.exit_code, 0) << on.out;
+  const nlohmann::json joff = nlohmann::json::parse(off.out);
+  const nlohmann::json jon = nlohmann::json::parse(on.out);
+  EXPECT_EQ(jon["status"], "green");
+  for (const auto& v : jon["verdicts"]) EXPECT_NE(v["outcome"], "fail") << v.dump();
+  EXPECT_LT(jon["stream"]["size"].get<uint64_t>(), joff["stream"]["size"].get<uint64_t>());
+  EXPECT_EQ(jon["metrics"]["decoded_instructions"], joff["metrics"]["decoded_instructions"]);
+  EXPECT_EQ(jon["metrics"]["reference_bytes_identical"], true) << "RTL bytes == reference bytes";
+
+  const CliResult slim = RunCli("--image " + kImageDir + "/ntrace-slim.manifest.json --workload " +
+                                kWorkloadDir + "/calls.elf --features implicit-return");
+  EXPECT_EQ(slim.exit_code, 2) << slim.out;
+  EXPECT_NE(slim.out.find("does not compile implicit-return"), std::string::npos) << slim.out;
+  const CliResult bogus = RunCli(base + " --features bogus");
+  EXPECT_EQ(bogus.exit_code, 2) << bogus.out;
+  EXPECT_NE(bogus.out.find("--features: 'bogus': unknown feature"), std::string::npos)
+      << bogus.out;
+}
+
 }  // namespace
 }  // namespace ctte::testing

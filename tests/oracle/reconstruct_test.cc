@@ -180,7 +180,7 @@ TEST(ReconstructTest, ImplicitReturnOptionInfersReturnsFromCalls) {
   // Without the option a return inside an I-CNT is an error; that is covered above. Here the
   // option is on but no call was seen, so it still reports.
   ReconstructOptions opt;
-  opt.implicit_return = true;
+  opt.implicit_return_depth = 32;
   const CollectingSink s = Decode({Message::ProgTraceSync(5, 0, kBase >> 1),
                                    Message::IndirectBranchHist(0, 19, 0x80, 0xE)},
                                   opt);

@@ -54,7 +54,11 @@ TEST_P(ImageTest, IdentityRegistersMatchManifest) {
   EXPECT_EQ(h->ReadReg(reg::kCaps), m.at("caps").get<uint32_t>());
   EXPECT_EQ(h->ReadReg(reg::kMutant), m.at("mutant").get<uint32_t>());
   EXPECT_EQ(h->ReadReg(reg::kTeImpl), 0xC7010101u);
-  EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), 0u);
+  // Section 11: the enables reset to 0; a compiled implicit return reads mode 3 and its caps.
+  const uint32_t depth = m.at("return_stack_depth").get<uint32_t>();
+  EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), depth > 0 ? 3u << reg::kFeatImplicitReturnModeLsb
+                                                         : 0u);
+  EXPECT_EQ(h->ReadReg(reg::kFeatureCaps), m.at("feature_caps").get<uint32_t>());
   EXPECT_EQ(h->ReadReg(0x3FC), 0u);
   EXPECT_FALSE(h->failed()) << h->failure();
 }
@@ -68,7 +72,8 @@ TEST(ImageManifestTest, ImagesOfOneBuildHaveDistinctBuildIdsAndOneRtlDigest) {
   EXPECT_GT(slim.at("fmax_mhz").get<double>(), shallow.at("fmax_mhz").get<double>());
 }
 
-INSTANTIATE_TEST_SUITE_P(Profiles, ImageTest, ::testing::Values("ntrace-slim", "ntrace-shallow"));
+INSTANTIATE_TEST_SUITE_P(Profiles, ImageTest,
+                         ::testing::Values("ntrace-slim", "ntrace-shallow", "ntrace-full"));
 
 TEST(ImageRegisterTest, ControlFieldsAreWarlAndResetAsDocumented) {
   auto h = LoadImage("ntrace-slim");

@@ -20,35 +20,6 @@ using oracle::Marker;
 using oracle::Message;
 using oracle::Tcode;
 
-// Greedy in-order matching of each anchored segment against the reference PCs.
-std::string CheckSegmentsAreContiguousRuns(const std::vector<uint64_t>& ref,
-                                           const std::vector<uint64_t>& pcs,
-                                           const std::vector<Marker>& markers) {
-  std::vector<size_t> starts;
-  for (const Marker& m : markers) {
-    if (m.kind == Marker::Kind::kAnchor) starts.push_back(m.pc_index);
-  }
-  starts.push_back(pcs.size());
-  size_t cursor = 0;
-  for (size_t s = 0; s + 1 < starts.size(); ++s) {
-    const size_t b = starts[s];
-    const size_t e = starts[s + 1];
-    if (b == e) continue;
-    bool found = false;
-    for (size_t i = cursor; i + (e - b) <= ref.size() && !found; ++i) {
-      if (std::equal(pcs.begin() + static_cast<long>(b), pcs.begin() + static_cast<long>(e),
-                     ref.begin() + static_cast<long>(i))) {
-        cursor = i + (e - b);
-        found = true;
-      }
-    }
-    if (!found) return "segment " + std::to_string(s) + " (PCs " + std::to_string(b) + ".." +
-                       std::to_string(e) + ") is not a run of the reference after " +
-                       std::to_string(cursor);
-  }
-  return "";
-}
-
 struct LossCase {
   const char* workload;
   oracle::TraceMode mode;

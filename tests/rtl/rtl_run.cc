@@ -51,6 +51,10 @@ RtlRunResult RunThroughImage(const std::string& name, const std::vector<oracle::
   if (accept < 1.0) h->set_sink_ready([&sink_rng, accept] { return sink_rng.Unit() < accept; });
   h->Reset();
   const uint32_t mode = static_cast<uint32_t>(options.encoder.mode);
+  if (!options.encoder.features.empty()) {
+    // Section 11: the enables are written while the window is closed, before trTeEnable.
+    h->WriteReg(reg::kTeInstFeatures, reg::kFeatEnImplicitReturn);
+  }
   h->WriteReg(reg::kTeControl,
               ControlWord(true, true, mode, options.encoder.sync_mode, options.encoder.sync_max));
   for (const oracle::Retired& b : beats) {

@@ -2,6 +2,7 @@
 // (packed by the independent oracle::MessageWriter), and parsing RTL bytes back to messages.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include "oracle/ntrace_message.h"
 #include "oracle/ntrace_reader.h"
 #include "oracle/ntrace_writer.h"
+#include "oracle/reconstruct.h"
 #include "tests/rtl/image_harness.h"
 
 namespace ctte::rtl_test {
@@ -82,6 +84,35 @@ inline std::unique_ptr<ImageHarness> LoadImage(const std::string& name,
   std::unique_ptr<ImageHarness> h = ImageHarness::Load(ImagePath(name), options, &error);
   EXPECT_NE(h, nullptr) << error;
   return h;
+}
+
+// Greedy in-order matching of each anchored segment against the reference PCs.
+inline std::string CheckSegmentsAreContiguousRuns(const std::vector<uint64_t>& ref,
+                                           const std::vector<uint64_t>& pcs,
+                                           const std::vector<oracle::Marker>& markers) {
+  std::vector<size_t> starts;
+  for (const oracle::Marker& m : markers) {
+    if (m.kind == oracle::Marker::Kind::kAnchor) starts.push_back(m.pc_index);
+  }
+  starts.push_back(pcs.size());
+  size_t cursor = 0;
+  for (size_t s = 0; s + 1 < starts.size(); ++s) {
+    const size_t b = starts[s];
+    const size_t e = starts[s + 1];
+    if (b == e) continue;
+    bool found = false;
+    for (size_t i = cursor; i + (e - b) <= ref.size() && !found; ++i) {
+      if (std::equal(pcs.begin() + static_cast<long>(b), pcs.begin() + static_cast<long>(e),
+                     ref.begin() + static_cast<long>(i))) {
+        cursor = i + (e - b);
+        found = true;
+      }
+    }
+    if (!found) return "segment " + std::to_string(s) + " (PCs " + std::to_string(b) + ".." +
+                       std::to_string(e) + ") is not a run of the reference after " +
+                       std::to_string(cursor);
+  }
+  return "";
 }
 
 }  // namespace ctte::rtl_test

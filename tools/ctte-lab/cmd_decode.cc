@@ -10,6 +10,7 @@
 #include "base/files.h"
 #include "base/output.h"
 #include "base/text.h"
+#include "oracle/features.h"
 #include "oracle/ntrace_reader.h"
 #include "oracle/program_image.h"
 #include "oracle/reconstruct.h"
@@ -29,6 +30,7 @@ struct DecodeArgs {
   bool messages = false;
   bool json = false;
   bool implicit_return = false;
+  std::string features = "none";
 };
 
 // Streams PCs to a file (or nowhere) and keeps the markers.
@@ -90,7 +92,13 @@ int RunDecode(const DecodeArgs& a) {
   }
   CliSink sink(pcs.get());
   oracle::DecodeOptions opt;
-  opt.reconstruct.implicit_return = a.implicit_return;
+  Result<oracle::FeatureSet> features = oracle::ParseFeatures(a.features, "--features");
+  if (!features.ok()) {
+    std::fprintf(stderr, "ctte-lab decode: %s\n", features.status().message().c_str());
+    return kExitUsage;
+  }
+  opt.reconstruct.implicit_return_depth =
+      a.implicit_return ? oracle::kMaxReturnStackDepth : features->implicit_return_depth;
   oracle::Reconstructor rec(*image, opt.reconstruct, &sink);
   struct Fwd : oracle::MessageReader::Reporter {
     oracle::Reconstructor* r;
@@ -188,8 +196,11 @@ const Registrar kDecode(Command{
       sub.add_flag("--messages", a->messages,
                    "list every message with its byte offset and fields");
       sub.add_flag("--json", a->json, "print statistics and markers as JSON");
+      sub.add_option("--features", a->features,
+                     "the encoder's optional features: none or implicit-return[:DEPTH] "
+                     "(docs/encoder-behaviour.md section 11); a wrong set gives decode errors");
       sub.add_flag("--implicit-return", a->implicit_return,
-                   "infer returns inside an I-CNT from a call stack");
+                   "same as --features implicit-return:32");
       sub.footer(
           "Exit status: 0 when the stream decoded without error, 1 when decode errors were "
           "found (they are listed; a corrupt stream never aborts the decoder), 2 on a usage "

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/files.h"
+#include "oracle/features.h"
 #include "oracle/iss.h"
 #include "oracle/program_image.h"
 #include "oracle/reference_encoder.h"
@@ -27,12 +28,19 @@ struct EncodeArgs {
   std::string sync_mode = "off";
   uint64_t sync_period = 0;
   unsigned icnt_bits = 22;
+  std::string features = "none";
 };
 
 int RunEncode(const EncodeArgs& a) {
   oracle::EncoderConfig cfg;
   cfg.mode = a.mode == "btm" ? oracle::TraceMode::kBtm : oracle::TraceMode::kHtm;
   cfg.icnt_bits = static_cast<uint8_t>(a.icnt_bits);
+  Result<oracle::FeatureSet> features = oracle::ParseFeatures(a.features, "--features");
+  if (!features.ok()) {
+    std::fprintf(stderr, "ctte-lab encode: %s\n", features.status().message().c_str());
+    return kExitUsage;
+  }
+  cfg.features = *features;
   Result<runner::SyncPolicy> sync = runner::SyncFromFlags(a.sync_mode, a.sync_period);
   if (!sync.ok()) {
     std::fprintf(stderr, "ctte-lab encode: %s\n", sync.status().message().c_str());
@@ -92,6 +100,9 @@ const Registrar kEncode(Command{
                      "raise a software interrupt every N retired instructions")
           ->check(Unsigned());
       AddTraceModeOptions(sub, &a->mode, &a->sync_mode, &a->sync_period);
+      sub.add_option("--features", a->features,
+                     "optional compression features: none or implicit-return[:DEPTH] (depth "
+                     "1..32, default 32); docs/encoder-behaviour.md section 11");
       sub.add_option("--icnt-bits", a->icnt_bits, "I-CNT width before ResourceFull (1..22)")
           ->check(CLI::Range(1, 22));
       sub.footer("Exit status: 0 written, 2 usage or input error.");

@@ -27,6 +27,10 @@ inline void AddPlanOptions(CLI::App& sub, PlanFlags& f, bool required) {
     workload->required();
   }
   AddTraceModeOptions(sub, &f.mode, &f.sync_mode, &f.sync_period);
+  sub.add_option("--features", f.features,
+                 "optional compression features: none (default) or implicit-return[:DEPTH]; "
+                 "the image must compile them (manifest \"features\", ctteFeatureCaps), "
+                 "DEPTH defaults to the image's; docs/encoder-behaviour.md section 11");
   sub.add_option("--fabric-mhz", f.fabric_mhz,
                  "fabric clock, 0..1500 MHz (default 0: the image's fmax)")
       ->check(FiniteIn(0, kMaxClockMhz));

@@ -1,0 +1,54 @@
+// FeatureSet parsing and formatting (docs/encoder-behaviour.md section 11).
+#include "oracle/features.h"
+
+#include "base/text.h"
+
+namespace ctte::oracle {
+
+Result<FeatureSet> ParseFeatures(std::string_view text, std::string_view what,
+                                 uint32_t default_depth) {
+  FeatureSet f;
+  if (text.empty() || text == "none") return f;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = text.find(',', pos);
+    const std::string_view item =
+        text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    const size_t colon = item.find(':');
+    const std::string_view name = item.substr(0, colon);
+    const std::string where = std::string(what) + ": '" + std::string(item) + "'";
+    if (name == "implicit-return") {
+      uint64_t depth = default_depth;
+      if (colon != std::string_view::npos) {
+        Result<uint64_t> d = ParseDecimal64(item.substr(colon + 1), where);
+        if (!d.ok()) return d.status();
+        depth = *d;
+      }
+      if (depth < 1 || depth > kMaxReturnStackDepth) {
+        return Status::InvalidArgument(where + ": the stack depth must be 1..32");
+      }
+      f.implicit_return_depth = static_cast<uint32_t>(depth);
+    } else if (name == "repeated-history" || name == "repeat-branch" ||
+               name == "sequential-jump" || name == "full-address") {
+      return Status::InvalidArgument(where +
+                                     ": not implemented by this encoder "
+                                     "(docs/encoder-behaviour.md section 11)");
+    } else {
+      return Status::InvalidArgument(
+          where + ": unknown feature (implicit-return[:DEPTH], or none)");
+    }
+    if (colon != std::string_view::npos && name != "implicit-return") {
+      return Status::InvalidArgument(where + ": only implicit-return takes a parameter");
+    }
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return f;
+}
+
+std::string FormatFeatures(const FeatureSet& f) {
+  if (f.empty()) return "none";
+  return "implicit-return:" + std::to_string(f.implicit_return_depth);
+}
+
+}  // namespace ctte::oracle

@@ -1,0 +1,196 @@
+// Optional compression features on the software side (docs/encoder-behaviour.md section 11):
+// the --features grammar, and implicit return through reference encoder -> bytes -> decoder:
+// the decoded PC sequence equals the ISS's exactly, the stream is strictly smaller than with the
+// feature off on its designated workload (deep calls), and a decoder told the wrong feature set
+// reports decode errors instead of passing.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "oracle/features.h"
+#include "oracle/iss.h"
+#include "oracle/program_gen.h"
+#include "oracle/program_image.h"
+#include "oracle/reconstruct.h"
+#include "oracle/reference_encoder.h"
+
+namespace ctte::oracle {
+namespace {
+
+TEST(FeaturesTest, ParsesTheFeatureGrammar) {
+  EXPECT_TRUE(ParseFeatures("", "--features")->empty());
+  EXPECT_TRUE(ParseFeatures("none", "--features")->empty());
+  EXPECT_EQ(ParseFeatures("implicit-return", "--features")->implicit_return_depth, 32u);
+  EXPECT_EQ(ParseFeatures("implicit-return:7", "--features")->implicit_return_depth, 7u);
+  EXPECT_EQ(ParseFeatures("implicit-return", "x", 16)->implicit_return_depth, 16u);
+  EXPECT_EQ(FormatFeatures(*ParseFeatures("implicit-return:5", "f")), "implicit-return:5");
+  EXPECT_EQ(FormatFeatures(FeatureSet{}), "none");
+  for (const char* bad : {"implicit-return:0", "implicit-return:33", "implicit-return:x",
+                          "bogus", "repeated-history", "repeat-branch", "sequential-jump",
+                          "full-address", "implicit-return,", "full-address:3"}) {
+    Result<FeatureSet> r = ParseFeatures(bad, "--features");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--features"), std::string::npos) << bad;
+  }
+}
+
+struct IssRun {
+  std::vector<Retired> beats;
+  std::vector<uint64_t> pcs;
+};
+
+IssRun RunIss(const ProgramImage& image, IssOptions options) {
+  IssRun r;
+  Iss iss(image, options);
+  Retired b;
+  while (iss.Step(&b)) {
+    r.beats.push_back(b);
+    if (b.retires) r.pcs.push_back(b.pc);
+  }
+  EXPECT_NE(iss.stop_reason(), StopReason::kFatal) << iss.fatal_message();
+  return r;
+}
+
+std::vector<uint8_t> Encode(const IssRun& run, const EncoderConfig& config) {
+  ReferenceEncoder enc(config);
+  enc.Open();
+  for (const Retired& b : run.beats) enc.Beat(b);
+  enc.Close();
+  return enc.bytes();
+}
+
+// "" when decoding `bytes` with a stack of `depth` gives the ISS's PCs exactly.
+std::string Check(const ProgramImage& image, const IssRun& run, const std::vector<uint8_t>& bytes,
+                  uint32_t depth) {
+  DecodeOptions opt;
+  opt.reconstruct.implicit_return_depth = depth;
+  CollectingSink sink;
+  DecodeStream(bytes, image, opt, &sink);
+  for (const Marker& m : sink.markers_) {
+    if (m.kind == Marker::Kind::kDecodeError) return "decode error: " + m.reason;
+  }
+  if (sink.pcs_.size() != run.pcs.size()) {
+    return "decoded " + std::to_string(sink.pcs_.size()) + " PCs, ISS retired " +
+           std::to_string(run.pcs.size());
+  }
+  for (size_t i = 0; i < run.pcs.size(); ++i) {
+    if (sink.pcs_[i] != run.pcs[i]) return "PC " + std::to_string(i) + " differs";
+  }
+  return "";
+}
+
+std::vector<EncoderConfig> Configs(uint32_t depth) {
+  std::vector<EncoderConfig> v;
+  for (TraceMode mode : {TraceMode::kHtm, TraceMode::kBtm}) {
+    for (auto [sync_mode, sync_max] : {std::pair<int, int>{0, 0}, {1, 0}, {3, 2}}) {
+      EncoderConfig c;
+      c.mode = mode;
+      c.sync_mode = static_cast<uint8_t>(sync_mode);
+      c.sync_max = static_cast<uint8_t>(sync_max);
+      c.features.implicit_return_depth = depth;
+      v.push_back(c);
+    }
+  }
+  return v;
+}
+
+std::string Name(const EncoderConfig& c) {
+  return std::string(c.mode == TraceMode::kHtm ? "htm" : "btm") + " sync " +
+         std::to_string(c.sync_mode) + "/" + std::to_string(c.sync_max) + " " +
+         FormatFeatures(c.features);
+}
+
+class ImplicitReturnWorkloadTest : public testing::TestWithParam<const char*> {};
+
+TEST_P(ImplicitReturnWorkloadTest, DecodesExactlyAtEveryDepth) {
+  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/" + GetParam() + ".elf";
+  Result<ProgramImage> image = ProgramImage::Load(path);
+  if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
+  for (const uint64_t interrupt_every : {uint64_t{0}, uint64_t{997}}) {
+    IssOptions opt;
+    opt.max_instructions = 600'000;
+    opt.interrupt_every = interrupt_every;
+    const IssRun run = RunIss(*image, opt);
+    for (const uint32_t depth : {1u, 4u, 16u, 32u}) {
+      for (const EncoderConfig& c : Configs(depth)) {
+        const std::vector<uint8_t> bytes = Encode(run, c);
+        EXPECT_EQ(Check(*image, run, bytes, depth), "")
+            << GetParam() << ", " << Name(c) << ", interrupt every " << interrupt_every;
+        // A decoder with a deeper stack (NexRv assumes 32) decodes it too.
+        EXPECT_EQ(Check(*image, run, bytes, 32), "") << GetParam() << ", " << Name(c);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Workloads, ImplicitReturnWorkloadTest,
+                         testing::Values("loop", "calls", "ptrchase", "sort", "switch",
+                                         "traps"));
+
+// The designated workload: deep calls. Strictly smaller with the feature, in HTM and BTM, with
+// and without periodic sync; and a decoder told the wrong features reports errors.
+TEST(ImplicitReturnTest, DeepCallsStreamIsStrictlySmallerAndWrongFeaturesAreCaught) {
+  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/calls.elf";
+  Result<ProgramImage> image = ProgramImage::Load(path);
+  if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
+  IssOptions opt;
+  opt.max_instructions = 600'000;
+  const IssRun run = RunIss(*image, opt);
+  for (const EncoderConfig& on : Configs(16)) {
+    EncoderConfig off = on;
+    off.features = {};
+    const std::vector<uint8_t> with = Encode(run, on);
+    const std::vector<uint8_t> without = Encode(run, off);
+    EXPECT_LT(with.size(), without.size()) << Name(on);
+    EXPECT_EQ(Check(*image, run, without, 0), "") << Name(off);
+    // Feature on in the stream, off in the decoder: a return inside an I-CNT.
+    EXPECT_NE(Check(*image, run, with, 0).find("decode error"), std::string::npos) << Name(on);
+    // A shallower decoder stack than the encoder's: it evicted an entry the encoder used.
+    // (With a sync every 64 half-words the stack never grows past 4 between two syncs, so
+    // there a depth-4 decoder is right; without sync or by messages it is not.)
+    if (on.sync_mode != 3) {
+      EXPECT_NE(Check(*image, run, with, 4), "") << Name(on);
+    }
+    // Feature off in the stream, on in the decoder: still exact (every return is reported).
+    EXPECT_EQ(Check(*image, run, without, 16), "") << Name(off);
+  }
+}
+
+TEST(ImplicitReturnTest, FeaturesOffIsTheDefaultStream) {
+  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/calls.elf";
+  Result<ProgramImage> image = ProgramImage::Load(path);
+  if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
+  IssOptions opt;
+  opt.max_instructions = 100'000;
+  const IssRun run = RunIss(*image, opt);
+  EncoderConfig plain;
+  EncoderConfig parsed;
+  parsed.features = *ParseFeatures("none", "--features");
+  EXPECT_EQ(Encode(run, plain), Encode(run, parsed));
+}
+
+TEST(ImplicitReturnTest, GeneratedProgramsWithSwapsAndDeepCallsRoundTrip) {
+  ProgramGenOptions gen;
+  gen.size = 300;
+  gen.call_depth = 6;
+  gen.max_dynamic = 20'000;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const GeneratedProgram prog = GenerateProgram(seed, gen);
+    const ProgramImage image = prog.ToImage();
+    IssOptions opt;
+    opt.max_instructions = 100'000;
+    opt.interrupt_every = seed % 3 == 0 ? 101 + seed : 0;
+    const IssRun run = RunIss(image, opt);
+    for (const uint32_t depth : {2u, 32u}) {
+      for (const EncoderConfig& c : Configs(depth)) {
+        EXPECT_EQ(Check(image, run, Encode(run, c), depth), "") << "seed " << seed << ", "
+                                                                 << Name(c);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ctte::oracle
