@@ -64,6 +64,7 @@ Result<MergeSchema> ReadMergeSchema(sqlite3* db, const std::string& path) {
                    "SELECT name FROM sqlite_schema WHERE type = 'table' "
                    "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name");
   MergeSchema schema;
+  std::vector<TableShape> pending;  // tables with no foreign key to runs
   bool seen[4] = {false, false, false, false};
   while (true) {
     auto row = tables.Step();
@@ -87,6 +88,10 @@ Result<MergeSchema> ReadMergeSchema(sqlite3* db, const std::string& path) {
     for (const auto& [column, target] : shape->references) {
       if (target == "runs") to_runs.push_back(column);
     }
+    if (to_runs.empty()) {  // perhaps a child of a run table: placed once every table is read
+      pending.push_back(std::move(*shape));
+      continue;
+    }
     if (to_runs.size() != 1) {
       return Status::InvalidArgument(
           path + ": table " + name +
@@ -107,6 +112,46 @@ Result<MergeSchema> ReadMergeSchema(sqlite3* db, const std::string& path) {
   }
   for (int k = 0; k < 4; ++k) {
     if (!seen[k]) return Status::InvalidArgument(path + ": not a lab database (a table is missing)");
+  }
+  // Children: exactly one foreign key to a placed run or child table (which has a rowid alias),
+  // any others to the keyed tables. Placed parents first, until nothing more can be placed.
+  auto placed = [&](const std::string& table) -> const TableShape* {
+    for (const auto& t : schema.run_tables) {
+      if (t.shape.name == table) return &t.shape;
+    }
+    for (const auto& t : schema.child_tables) {
+      if (t.shape.name == table) return &t.shape;
+    }
+    return nullptr;
+  };
+  for (bool progress = true; progress && !pending.empty();) {
+    progress = false;
+    for (auto it = pending.begin(); it != pending.end();) {
+      std::vector<std::pair<std::string, std::string>> parents;
+      bool other = false;
+      for (const auto& [column, target] : it->references) {
+        if (target == "boards" || target == "images" || target == "campaigns") continue;
+        if (const TableShape* p = placed(target); p != nullptr && !p->rowid_alias.empty()) {
+          parents.emplace_back(column, target);
+        } else {
+          other = true;
+        }
+      }
+      if (!other && parents.size() == 1) {
+        schema.child_tables.push_back({std::move(*it), parents[0].first, parents[0].second});
+        it = pending.erase(it);
+        progress = true;
+      } else {
+        ++it;
+      }
+    }
+  }
+  if (!pending.empty()) {
+    return Status::InvalidArgument(
+        path + ": table " + pending.front().name +
+        " has no foreign key to runs nor to one table of a run; merge carries campaigns, "
+        "images, boards, runs and the tables of a run, so it cannot merge this file "
+        "(db/row_copy.cc)");
   }
   return schema;
 }

@@ -37,6 +37,15 @@ struct MergeSchema {
     std::string run_column;
   };
   std::vector<RunTable> run_tables;
+  /// Tables below a run table: one foreign key to a run table or to another of these (e.g.
+  /// bisection_legs -> bisections -> runs). They travel with their parent row, which therefore
+  /// needs a rowid alias. In an order where every parent comes before its children.
+  struct ChildTable {
+    TableShape shape;
+    std::string parent_column;
+    std::string parent_table;
+  };
+  std::vector<ChildTable> child_tables;
 };
 
 /// Reads the schema of `db` (file `path`, for messages). A table merge cannot place (neither

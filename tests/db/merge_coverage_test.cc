@@ -13,6 +13,7 @@
 
 #include "db/database.h"
 #include "db/merge.h"
+#include "db/triage_store.h"
 #include "db/run_columns.h"
 #include "tests/db/db_fixture.h"
 
@@ -110,6 +111,7 @@ void FillEveryTable(const std::string& path) {
 
   RunRecord red = MakeRun(*cid, 1, RunStatus::kRed, "calls", "btm");
   red.board_id = *b1;
+  red.pins = {"calls", "/w/calls.elf", std::string(64, 'c'), "progen-1", "0.1.0-test (abc)"};
   const std::vector<uint8_t> bytes = {0, 1, 2, 0xff};
   auto red_id = db->RecordRun(
       red, {{"sequence", Outcome::kFail, "dut vs reference", "{\"at\":3}"}}, &bytes);
@@ -118,6 +120,35 @@ void FillEveryTable(const std::string& path) {
   replay.replay_of = *red_id;
   replay.started_at = "2026-01-02T00:00:00Z";
   ASSERT_TRUE(db->RecordRun(replay, {{"sequence", Outcome::kFail, "again", ""}}, &bytes).ok());
+
+  // A bisection of the red run: bisections -> bisection_legs -> bisection_runs (a chain of
+  // tables below runs that merge carries with its run).
+  BisectionRecord b;
+  b.run_id = *red_id;
+  b.kind = "bisect";
+  b.created_at = "2026-01-03T00:00:00Z";
+  b.repeats = 2;
+  b.verdict = "culprit";
+  b.culprits = "mode";
+  b.summary = "mode is the culprit";
+  b.baseline_json = "{\"mode\":\"htm\"}";
+  b.minimal_config_json = "{\"mode\":\"btm\"}";
+  b.minimal_command = "ctte-lab run --config m.json";
+  BisectionLegRecord leg;
+  leg.ordinal = 0;
+  leg.kind = "single";
+  leg.factors = "mode";
+  leg.config_json = "{\"mode\":\"htm\"}";
+  leg.verdict = "culprit";
+  leg.red = 1;
+  leg.judged = 2;
+  leg.unsound = 1;
+  leg.lo = 0.1;
+  leg.hi = 0.9;
+  leg.runs.push_back({0, 0x1234, "red", "decode_integrity", "diverged", "board-1", 12});
+  leg.runs.push_back({1, 0x5678, "green", "", "", "board-2", 13});
+  b.legs.push_back(leg);
+  ASSERT_TRUE(TriageStore::RecordBisection(*db, b).ok());
 }
 
 TEST(MergeCoverageTest, TheFixtureFillsEveryColumnOfEveryTable) {
