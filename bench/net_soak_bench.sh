@@ -13,40 +13,12 @@ cd "$(dirname "$0")/.."
 mode=${1:?net or local} runs=${2:-40}
 build=${BUILD_DIR:-build}
 lab=$build/bin/ctte-lab board=$build/bin/ctte-board
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+. tests/net/net_lab.sh
 if [ "$mode" = net ]; then
-  "$lab" lab init-ca "$work/ca" >/dev/null
-  for n in board-a board-b runner; do "$lab" lab issue "$n" --ca "$work/ca" --out "$work/certs" >/dev/null; done
-  ports=()
-  for n in board-a board-b; do
-    : >"$work/$n.log"
-    "$board" --listen tcp:127.0.0.1:0 --cert "$work/certs/$n.crt" --key "$work/certs/$n.key" \
-      --ca "$work/ca/ca.crt" 2>"$work/$n.log" &
-    pids+=($!)
-    port=
-    for _ in $(seq 100); do
-      port=$(sed -n 's/^ctte-board: port \([0-9]*\)$/\1/p' "$work/$n.log" || true)
-      [ -n "$port" ] && break
-      sleep 0.1
-    done
-    [ -n "$port" ] || { echo "agent $n did not start" >&2; exit 3; }
-    ports+=("$port")
-  done
-  cat >"$work/lab.json" <<JSON
-{"boards": [
-  {"name": "board-a", "kind": "net", "address": "127.0.0.1:${ports[0]}",
-   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt"},
-  {"name": "board-b", "kind": "net", "address": "127.0.0.1:${ports[1]}",
-   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt"}
-]}
-JSON
+  net_lab_certs
+  start_agent board-a; port_a=$port
+  start_agent board-b; port_b=$port
+  write_lab_json "$port_a" "$port_b"
   where=(--lab "$work/lab.json")
 else
   where=(--boards 2)

@@ -9,43 +9,11 @@
 set -euo pipefail
 src=$1 build=$2
 lab=$build/bin/ctte-lab board=$build/bin/ctte-board
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-"$lab" lab init-ca "$work/ca" >/dev/null
-for n in board-a board-b runner; do "$lab" lab issue "$n" --ca "$work/ca" --out "$work/certs" >/dev/null; done
-
-start_agent() {  # name -> sets port, agent_pid
-  local name=$1
-  : >"$work/$name.log"
-  "$board" --listen tcp:127.0.0.1:0 --cert "$work/certs/$name.crt" --key "$work/certs/$name.key" \
-    --ca "$work/ca/ca.crt" 2>"$work/$name.log" &
-  agent_pid=$!
-  pids+=($agent_pid)
-  for _ in $(seq 100); do
-    port=$(sed -n 's/^ctte-board: port \([0-9]*\)$/\1/p' "$work/$name.log" || true)
-    [ -n "$port" ] && return 0
-    sleep 0.1
-  done
-  echo "FAIL: agent $name did not start"; cat "$work/$name.log"; exit 1
-}
+. "$src/tests/net/net_lab.sh"
+net_lab_certs
 start_agent board-a; port_a=$port
 start_agent board-b; port_b=$port pid_b=$agent_pid
-
-cat >"$work/lab.json" <<JSON
-{"boards": [
-  {"name": "board-a", "kind": "net", "address": "127.0.0.1:$port_a",
-   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt"},
-  {"name": "board-b", "kind": "net", "address": "127.0.0.1:$port_b",
-   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt"}
-]}
-JSON
+write_lab_json "$port_a" "$port_b"
 
 "$lab" soak "$src/campaigns/smoke.json" --lab "$work/lab.json" --runs 40 --db "$work/lab.db" \
   --report-dir "$work/reports" --json >"$work/soak.json" 2>"$work/soak.log" &

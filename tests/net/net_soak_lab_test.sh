@@ -8,47 +8,17 @@
 set -euo pipefail
 src=$1 build=$2
 lab=$build/bin/ctte-lab board=$build/bin/ctte-board
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-"$lab" lab init-ca "$work/ca" >/dev/null
-for n in board-a board-b runner; do "$lab" lab issue "$n" --ca "$work/ca" --out "$work/certs" >/dev/null; done
+. "$src/tests/net/net_lab.sh"
+net_lab_certs
 [ "$(stat -c %a "$work/certs/runner.key")" = 600 ] || { echo "FAIL: key not 0600"; exit 1; }
 if "$lab" lab issue runner --ca "$work/ca" --out "$work/certs" 2>/dev/null; then
   echo "FAIL: issue overwrote an existing key"; exit 1
 fi
 
-start_agent() {  # name -> sets port
-  local name=$1
-  : >"$work/$name.log"  # exists before the background agent's redirection creates it
-  "$board" --listen tcp:127.0.0.1:0 --cert "$work/certs/$name.crt" --key "$work/certs/$name.key" \
-    --ca "$work/ca/ca.crt" 2>"$work/$name.log" &
-  pids+=($!)
-  for _ in $(seq 100); do
-    port=$(sed -n 's/^ctte-board: port \([0-9]*\)$/\1/p' "$work/$name.log" || true)
-    [ -n "$port" ] && return 0
-    sleep 0.1
-  done
-  echo "FAIL: agent $name did not start"; cat "$work/$name.log"; exit 1
-}
 start_agent board-a; port_a=$port
 start_agent board-b; port_b=$port
-
-cat >"$work/lab.json" <<JSON
-{"boards": [
-  {"name": "board-a", "kind": "net", "address": "127.0.0.1:$port_a",
-   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt"},
-  {"name": "board-b", "kind": "net", "address": "127.0.0.1:$port_b",
-   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt",
-   "usb": {"serial": "FT4232-0042", "hub_port": "1-2.3"}}
-]}
-JSON
+write_lab_json "$port_a" "$port_b" ',
+   "usb": {"serial": "FT4232-0042", "hub_port": "1-2.3"}'
 
 rc=0
 "$lab" soak "$src/campaigns/smoke.json" --lab "$work/lab.json" --runs 40 --db "$work/lab.db" \

@@ -1,0 +1,48 @@
+# Shared set-up of the two-agent lab for the network tests and bench (sourced, not run):
+# tests/net/net_soak_lab_test.sh, tests/net/net_soak_kill_test.sh, bench/net_soak_bench.sh.
+# Needs $lab (ctte-lab) and $board (ctte-board). Gives:
+#   $work            a fresh folder, removed on exit with every process in $pids
+#   net_lab_certs    a lab CA and certificates for board-a, board-b and runner
+#   start_agent NAME an agent on 127.0.0.1:0 with NAME's certificate; sets $port and $agent_pid
+#   write_lab_json A_PORT B_PORT [B_EXTRA]   $work/lab.json naming the two agents
+work=$(mktemp -d)
+pids=()
+net_lab_cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap net_lab_cleanup EXIT
+
+net_lab_certs() {
+  "$lab" lab init-ca "$work/ca" >/dev/null
+  for n in board-a board-b runner; do
+    "$lab" lab issue "$n" --ca "$work/ca" --out "$work/certs" >/dev/null
+  done
+}
+
+start_agent() {  # NAME -> sets port, agent_pid
+  local name=$1
+  : >"$work/$name.log"  # exists before the background agent's redirection creates it
+  "$board" --listen tcp:127.0.0.1:0 --cert "$work/certs/$name.crt" --key "$work/certs/$name.key" \
+    --ca "$work/ca/ca.crt" 2>"$work/$name.log" &
+  agent_pid=$!
+  pids+=($agent_pid)
+  for _ in $(seq 100); do
+    port=$(sed -n 's/^ctte-board: port \([0-9]*\)$/\1/p' "$work/$name.log" || true)
+    [ -n "$port" ] && return 0
+    sleep 0.1
+  done
+  echo "FAIL: agent $name did not start" >&2; cat "$work/$name.log" >&2; exit 3
+}
+
+write_lab_json() {  # A_PORT B_PORT [extra JSON members for board-b, with a leading comma]
+  cat >"$work/lab.json" <<JSON
+{"boards": [
+  {"name": "board-a", "kind": "net", "address": "127.0.0.1:$1",
+   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt"},
+  {"name": "board-b", "kind": "net", "address": "127.0.0.1:$2",
+   "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt"${3:-}}
+]}
+JSON
+}
