@@ -65,7 +65,7 @@ TEST(NetAgentTest, IssuedFilesAreKeyedAndNeverOverwritten) {
   EXPECT_FALSE(IssueCertificate("bad name/..", pki.ca(), pki.dir()).ok());
 }
 
-TEST(NetAgentTest, GoodClientDeploysAndRunsAWorkload) {
+TEST(NetAgentImageTest, GoodClientDeploysAndRunsAWorkload) {
   if (!std::filesystem::exists(kImages + "ntrace-slim.manifest.json") ||
       !std::filesystem::exists(kWorkloads + "loop.elf")) {
     GTEST_SKIP() << "images or workloads not built";
