@@ -292,58 +292,11 @@ class InputMerger {
         del.Bind(1, out_id);
         CTTE_RETURN_IF_ERROR(del.Run());
       }
-      if (!HasChildren(t.shape.name)) {
-        auto rows = CopyRows(in_, out_, t.shape,
-                             {column + " = ?1", src_id, {{t.run_column, out_id}}, "", {}}, maps_);
-        if (!rows.ok()) return Input(rows.status());
-        continue;
-      }
-      CTTE_RETURN_IF_ERROR(CopyWithChildren(t.shape, t.run_column, src_id, out_id));
+      Status st =
+          CopyTableOfRun(in_, out_, schema_, t.shape, t.run_column, src_id, out_id, maps_);
+      if (!st.ok()) return Input(st);
     }
     return out_id;
-  }
-
-  bool HasChildren(const std::string& table) const {
-    for (const MergeSchema::ChildTable& c : schema_.child_tables) {
-      if (c.parent_table == table) return true;
-    }
-    return false;
-  }
-
-  // Copies the rows of `shape` whose `column` is the input id `src_parent`, one at a time so that
-  // their children (schema_.child_tables) follow each with its new id.
-  Status CopyWithChildren(const internal::TableShape& shape, const std::string& column,
-                          int64_t src_parent, int64_t out_parent) {
-    const std::string key = "\"" + shape.rowid_alias + "\"";
-    Statement ids(in_, ("SELECT " + key + " FROM \"" + shape.name + "\" WHERE \"" + column +
-                        "\" = ?1 ORDER BY " + key)
-                           .c_str());
-    ids.Bind(1, src_parent);
-    std::vector<int64_t> src_ids;
-    while (true) {
-      auto row = ids.Step();
-      if (!row.ok()) return Input(row.status());
-      if (!*row) break;
-      src_ids.push_back(ids.Int(0));
-    }
-    for (const int64_t src : src_ids) {
-      auto copied = CopyRows(in_, out_, shape,
-                             {key + " = ?1", src, {{column, out_parent}}, "", {}}, maps_);
-      if (!copied.ok()) return Input(copied.status());
-      for (const MergeSchema::ChildTable& c : schema_.child_tables) {
-        if (c.parent_table != shape.name) continue;
-        if (c.shape.rowid_alias.empty() || !HasChildren(c.shape.name)) {
-          auto rows = CopyRows(in_, out_, c.shape,
-                               {"\"" + c.parent_column + "\" = ?1", src,
-                                {{c.parent_column, copied->last_id}}, "", {}},
-                               maps_);
-          if (!rows.ok()) return Input(rows.status());
-        } else {
-          CTTE_RETURN_IF_ERROR(CopyWithChildren(c.shape, c.parent_column, src, copied->last_id));
-        }
-      }
-    }
-    return Status::Ok();
   }
 
   std::string OriginOf(int64_t out_campaign_id, int64_t idx) const {

@@ -217,4 +217,41 @@ Result<CopyResult> CopyRows(sqlite3* in, sqlite3* out, const TableShape& shape,
   return result;
 }
 
+Status CopyTableOfRun(sqlite3* in, sqlite3* out, const MergeSchema& schema,
+                      const TableShape& shape, const std::string& column, int64_t src_parent,
+                      int64_t out_parent, const IdMaps& maps) {
+  const std::string where = Quoted(column) + " = ?1";
+  std::vector<const MergeSchema::ChildTable*> children;
+  for (const MergeSchema::ChildTable& c : schema.child_tables) {
+    if (c.parent_table == shape.name) children.push_back(&c);
+  }
+  if (children.empty()) {  // all the rows at once
+    auto rows = CopyRows(in, out, shape, {where, src_parent, {{column, out_parent}}, "", {}}, maps);
+    return rows.ok() ? Status::Ok() : rows.status();
+  }
+  // One row at a time, so that its children get its new id (a parent has a rowid alias).
+  const std::string key = Quoted(shape.rowid_alias);
+  Statement ids(in, ("SELECT " + key + " FROM " + Quoted(shape.name) + " WHERE " + where +
+                     " ORDER BY " + key)
+                        .c_str());
+  ids.Bind(1, src_parent);
+  std::vector<int64_t> src_ids;
+  while (true) {
+    auto row = ids.Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    src_ids.push_back(ids.Int(0));
+  }
+  for (const int64_t src : src_ids) {
+    auto copied =
+        CopyRows(in, out, shape, {key + " = ?1", src, {{column, out_parent}}, "", {}}, maps);
+    if (!copied.ok()) return copied.status();
+    for (const MergeSchema::ChildTable* c : children) {
+      CTTE_RETURN_IF_ERROR(CopyTableOfRun(in, out, schema, c->shape, c->parent_column, src,
+                                          copied->last_id, maps));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace ctte::db::internal

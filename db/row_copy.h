@@ -77,4 +77,11 @@ struct CopyResult {
 Result<CopyResult> CopyRows(sqlite3* in, sqlite3* out, const TableShape& shape,
                             const CopySpec& spec, const IdMaps& maps);
 
+/// Copies the rows of `shape` (a run table or a child table) whose `column` is the input id
+/// `src_parent`, writing `out_parent` there; each row's children (schema.child_tables) follow
+/// it with its new id, recursively.
+Status CopyTableOfRun(sqlite3* in, sqlite3* out, const MergeSchema& schema,
+                      const TableShape& shape, const std::string& column, int64_t src_parent,
+                      int64_t out_parent, const IdMaps& maps);
+
 }  // namespace ctte::db::internal
