@@ -73,95 +73,96 @@ class InputMerger {
  private:
   Status Images() {
     Statement sel(in_, "SELECT id FROM images ORDER BY id");
-    while (true) {
-      auto row = sel.Step();
-      if (!row.ok()) return Input(row.status());
-      if (!*row) return Status::Ok();
-      auto copied = CopyRows(in_, out_, schema_.images,
-                             {"id = ?1", sel.Int(0), {}, " ON CONFLICT (sha256) DO NOTHING", {}},
-                             maps_);
-      if (!copied.ok()) return copied.status();
-      summary_->counts.images_added += copied->changed;
-    }
+    return sel.ForEachRow(
+        [&]() -> Status {
+          auto copied =
+              CopyRows(in_, out_, schema_.images,
+                       {"id = ?1", sel.Int(0), {}, " ON CONFLICT (sha256) DO NOTHING", {}}, maps_);
+          if (!copied.ok()) return copied.status();
+          summary_->counts.images_added += copied->changed;
+          return Status::Ok();
+        },
+        [this](const Status& st) { return Input(st); });
   }
 
   Status Boards() {
     Statement sel(in_, "SELECT id, kind, serial FROM boards ORDER BY id");
-    while (true) {
-      auto row = sel.Step();
-      if (!row.ok()) return Input(row.status());
-      if (!*row) return Status::Ok();
-      auto copied = CopyRows(
-          in_, out_, schema_.boards,
-          {"id = ?1", sel.Int(0), {}, " ON CONFLICT (kind, serial) DO NOTHING", {}}, maps_);
-      if (!copied.ok()) return copied.status();
-      summary_->counts.boards_added += copied->changed;
-      Statement id(out_, "SELECT id FROM boards WHERE kind = ?1 AND serial = ?2");
-      id.Bind(1, sel.Text(1));
-      id.Bind(2, sel.Text(2));
-      auto found = id.Step();
-      if (!found.ok()) return found.status();
-      if (!*found) return Status::Internal("board row vanished after insert");
-      maps_["boards"][sel.Int(0)] = id.Int(0);
-    }
+    return sel.ForEachRow(
+        [&]() -> Status {
+          auto copied = CopyRows(
+              in_, out_, schema_.boards,
+              {"id = ?1", sel.Int(0), {}, " ON CONFLICT (kind, serial) DO NOTHING", {}}, maps_);
+          if (!copied.ok()) return copied.status();
+          summary_->counts.boards_added += copied->changed;
+          Statement id(out_, "SELECT id FROM boards WHERE kind = ?1 AND serial = ?2");
+          id.Bind(1, sel.Text(1));
+          id.Bind(2, sel.Text(2));
+          auto found = id.Step();
+          if (!found.ok()) return found.status();
+          if (!*found) return Status::Internal("board row vanished after insert");
+          maps_["boards"][sel.Int(0)] = id.Int(0);
+          return Status::Ok();
+        },
+        [this](const Status& st) { return Input(st); });
   }
 
   Status Campaigns() {
     Statement sel(in_,
                   "SELECT id, name, description, seed, spec_json, spec_sha256, created_at "
                   "FROM campaigns ORDER BY id");
-    while (true) {
-      auto row = sel.Step();
-      if (!row.ok()) return Input(row.status());
-      if (!*row) return Status::Ok();
-      CampaignKey key{0, sel.Text(1), sel.Text(3), sel.Text(5)};
-      Statement find(out_,
-                     "SELECT id, seed, created_at FROM campaigns "
-                     "WHERE name = ?1 AND spec_sha256 = ?2");
-      find.Bind(1, key.name);
-      find.Bind(2, key.spec_sha256);
-      auto found = find.Step();
-      if (!found.ok()) return found.status();
-      if (*found) {
-        key.out_id = find.Int(0);
-        if (find.Text(1) != key.seed) {
-          return Status::InvalidArgument("campaign " + key.Label() + ": " + in_path_ +
-                                         " has seed " + key.seed + ", " + out_path_ + " has " +
-                                         find.Text(1) + " for the same spec; refusing to merge");
-        }
-        if (sel.Text(6) < find.Text(2)) {  // the campaign began when its first copy did
-          Statement up(out_, "UPDATE campaigns SET created_at = ?1 WHERE id = ?2");
-          up.Bind(1, sel.Text(6));
-          up.Bind(2, key.out_id);
-          CTTE_RETURN_IF_ERROR(up.Run());
-        }
-      } else {
-        auto copied = CopyRows(in_, out_, schema_.campaigns, {"id = ?1", sel.Int(0), {}, "", {}}, maps_);
-        if (!copied.ok()) return copied.status();
-        key.out_id = copied->last_id;
-        ++summary_->counts.campaigns_added;
-      }
-      campaigns_[sel.Int(0)] = key;
-      maps_["campaigns"][sel.Int(0)] = key.out_id;
-    }
+    return sel.ForEachRow(
+        [&]() -> Status {
+          CampaignKey key{0, sel.Text(1), sel.Text(3), sel.Text(5)};
+          Statement find(out_,
+                         "SELECT id, seed, created_at FROM campaigns "
+                         "WHERE name = ?1 AND spec_sha256 = ?2");
+          find.Bind(1, key.name);
+          find.Bind(2, key.spec_sha256);
+          auto found = find.Step();
+          if (!found.ok()) return found.status();
+          if (*found) {
+            key.out_id = find.Int(0);
+            if (find.Text(1) != key.seed) {
+              return Status::InvalidArgument(
+                  "campaign " + key.Label() + ": " + in_path_ + " has seed " + key.seed + ", " +
+                  out_path_ + " has " + find.Text(1) + " for the same spec; refusing to merge");
+            }
+            if (sel.Text(6) < find.Text(2)) {  // the campaign began when its first copy did
+              Statement up(out_, "UPDATE campaigns SET created_at = ?1 WHERE id = ?2");
+              up.Bind(1, sel.Text(6));
+              up.Bind(2, key.out_id);
+              CTTE_RETURN_IF_ERROR(up.Run());
+            }
+          } else {
+            auto copied =
+                CopyRows(in_, out_, schema_.campaigns, {"id = ?1", sel.Int(0), {}, "", {}}, maps_);
+            if (!copied.ok()) return copied.status();
+            key.out_id = copied->last_id;
+            ++summary_->counts.campaigns_added;
+          }
+          campaigns_[sel.Int(0)] = key;
+          maps_["campaigns"][sel.Int(0)] = key.out_id;
+          return Status::Ok();
+        },
+        [this](const Status& st) { return Input(st); });
   }
 
   Status Runs() {
     Statement sel(in_,
                   "SELECT id, campaign_id, idx, seed, config_json, status, replay_of, "
                   "started_at, wall_ms, stream_sha256 FROM runs ORDER BY id");
-    while (true) {
-      auto row = sel.Step();
-      if (!row.ok()) return Input(row.status());
-      if (!*row) return Status::Ok();
-      auto campaign = campaigns_.find(sel.Int(1));
-      if (campaign == campaigns_.end()) {
-        return Input(Status::Corruption("run " + std::to_string(sel.Int(0)) +
-                                        " has no campaign row"));
-      }
-      CTTE_RETURN_IF_ERROR(sel.IsNull(6) ? Original(sel, campaign->second)
-                                         : Replay(sel, campaign->second));
-    }
+    return sel.ForEachRow(
+        [&]() -> Status {
+          auto campaign = campaigns_.find(sel.Int(1));
+          if (campaign == campaigns_.end()) {
+            return Input(
+                Status::Corruption("run " + std::to_string(sel.Int(0)) + " has no campaign row"));
+          }
+          CTTE_RETURN_IF_ERROR(sel.IsNull(6) ? Original(sel, campaign->second)
+                                             : Replay(sel, campaign->second));
+          return Status::Ok();
+        },
+        [this](const Status& st) { return Input(st); });
   }
 
   // sel: id, campaign_id, idx, seed, config_json, status, replay_of, started_at, wall_ms,

@@ -21,17 +21,16 @@ Status CheckIntact(sqlite3* db, const std::string& path, const char* role) {
   std::string problems;
   {
     Statement s(db, "PRAGMA integrity_check");
-    while (true) {
-      auto row = s.Step();
-      if (!row.ok()) {
-        return Status::Corruption(std::string(role) + " " + path +
-                                  " is damaged or not a database: " + row.status().message());
-      }
-      if (!*row) break;
-      const std::string line = s.Text(0);
-      if (line == "ok") continue;
-      if (problems.size() < 400) problems += (problems.empty() ? "" : "; ") + line;
-    }
+    CTTE_RETURN_IF_ERROR(s.ForEachRow(
+        [&] {
+          const std::string line = s.Text(0);
+          if (line == "ok") return;
+          if (problems.size() < 400) problems += (problems.empty() ? "" : "; ") + line;
+        },
+        [&](const Status& st) {
+          return Status::Corruption(std::string(role) + " " + path +
+                                    " is damaged or not a database: " + st.message());
+        }));
   }
   if (!problems.empty()) {
     return Status::Corruption(std::string(role) + " " + path +

@@ -67,12 +67,10 @@ Result<std::vector<std::string>> Database::ReferencedDigests() const {
   sql += " ORDER BY 1";
   internal::Statement s(db_, sql.c_str());
   std::vector<std::string> out;
-  while (true) {
-    auto more = s.Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&]() -> Status {
     out.push_back(s.Text(0));
-  }
+    return Status::Ok();
+  }));
   return out;
 }
 

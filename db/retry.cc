@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include "db/database.h"
+#include "db/run_columns.h"
 #include "db/statement.h"
 
 namespace ctte::db {
@@ -31,15 +32,15 @@ Result<std::vector<uint64_t>> Database::RequeueInfraRuns(
                   "SELECT id, idx FROM runs WHERE campaign_id = ?1 AND status = 'infra' "
                   "AND replay_of IS NULL ORDER BY idx");
     sel.Bind(1, campaign_id);
-    for (;;) {
-      Result<bool> more = sel.Step();
-      if (!more.ok()) return more.status();
-      if (!*more) break;
-      if (include && !include(sel.U64(1))) continue;
+    CTTE_RETURN_IF_ERROR(sel.ForEachRow([&]() -> Status {
+      if (include && !include(sel.U64(1))) return Status::Ok();
       rows.push_back({sel.Int(0), sel.U64(1)});
-    }
+      return Status::Ok();
+    }));
   }
   std::vector<uint64_t> requeued;
+  // Every outcome column of run_columns.h, so a column a migration adds cannot be left behind.
+  const std::string reset = internal::RunOutcomeResetList(schema_version_);
   for (const Infra& r : rows) {
     // The failed outcome becomes the newest earlier attempt (its cause: "other" for a row
     // stored before causes were).
@@ -53,17 +54,11 @@ Result<std::vector<uint64_t>> Database::RequeueInfraRuns(
                    "wall_ms FROM runs WHERE id = ?1");
     keep.Bind(1, r.id);
     CTTE_RETURN_IF_ERROR(keep.Run());
-    for (const char* sql : {"DELETE FROM verdicts WHERE run_id = ?1",
-                            "DELETE FROM streams WHERE run_id = ?1",
-                            "UPDATE runs SET status = 'planned', infra_cause = NULL, "
-                            "image_name = NULL, image_sha256 = NULL, board_id = NULL, "
-                            "fabric_hz_requested = NULL, fabric_hz_programmed = NULL, "
-                            "fabric_hz_read_back = NULL, sink_hz_requested = NULL, "
-                            "sink_hz_programmed = NULL, sink_hz_read_back = NULL, "
-                            "started_at = NULL, wall_ms = NULL, stream_sha256 = NULL, "
-                            "stream_size = NULL, counters_json = NULL, metrics_json = NULL "
-                            "WHERE id = ?1"}) {
-      Statement st(db_, sql);
+    for (const std::string& sql :
+         {std::string("DELETE FROM verdicts WHERE run_id = ?1"),
+          std::string("DELETE FROM streams WHERE run_id = ?1"),
+          "UPDATE runs SET status = 'planned', " + reset + " WHERE id = ?1"}) {
+      Statement st(db_, sql.c_str());
       st.Bind(1, r.id);
       CTTE_RETURN_IF_ERROR(st.Run());
     }

@@ -15,6 +15,15 @@ std::string RunColumnList(int schema, const char* prefix, bool null_for_missing)
   return out;
 }
 
+std::string RunOutcomeResetList(int schema) {
+  std::string out;
+  for (const RunColumn& c : kRunColumns) {
+    if (c.planned || c.since_schema > schema) continue;
+    out += std::string(out.empty() ? "" : ", ") + c.name + " = NULL";
+  }
+  return out;
+}
+
 int RunColumnsAt(int schema) {
   int n = 0;
   for (const RunColumn& c : kRunColumns) n += c.since_schema <= schema ? 1 : 0;

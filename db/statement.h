@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -75,6 +77,27 @@ class Statement {
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
     return SqliteError(db_, "step");
+  }
+  /// Steps to the end, calling `row()` at each row (the columns are read from this Statement
+  /// inside it). `row` returns void, or a Status: a non-Ok one stops the loop and is returned.
+  /// A failed step is returned through `step_error` (as Step() gives it by default).
+  template <typename F, typename E>
+  Status ForEachRow(F&& row, E&& step_error) {
+    while (true) {
+      Result<bool> more = Step();
+      if (!more.ok()) return step_error(more.status());
+      if (!*more) return Status::Ok();
+      if constexpr (std::is_void_v<std::invoke_result_t<F&>>) {
+        row();
+      } else {
+        Status st = row();
+        if (!st.ok()) return st;
+      }
+    }
+  }
+  template <typename F>
+  Status ForEachRow(F&& row) {
+    return ForEachRow(std::forward<F>(row), [](const Status& st) { return st; });
   }
   /// Runs a statement that returns no rows.
   Status Run() {

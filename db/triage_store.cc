@@ -107,10 +107,7 @@ Result<std::vector<BisectionRecord>> TriageStore::Select(const Database& db, con
       where + " ORDER BY b.run_id, b.id";
   Statement s(db.db_, sql.c_str());
   s.Bind(1, arg);
-  while (true) {
-    auto more = s.Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&]() -> Status {
     BisectionRecord b;
     b.id = s.Int(0);
     b.run_id = s.Int(1);
@@ -124,17 +121,15 @@ Result<std::vector<BisectionRecord>> TriageStore::Select(const Database& db, con
     b.minimal_config_json = s.Text(9);
     b.minimal_command = s.Text(10);
     out.push_back(std::move(b));
-  }
+    return Status::Ok();
+  }));
   for (BisectionRecord& b : out) {
     Statement l(db.db_,
                 "SELECT id, ordinal, kind, factors, config_json, verdict, red, judged, unsound, "
                 "lo, hi FROM bisection_legs WHERE bisection_id = ?1 ORDER BY ordinal");
     l.Bind(1, b.id);
     std::vector<int64_t> ids;
-    while (true) {
-      auto more = l.Step();
-      if (!more.ok()) return more.status();
-      if (!*more) break;
+    CTTE_RETURN_IF_ERROR(l.ForEachRow([&]() -> Status {
       BisectionLegRecord leg;
       ids.push_back(l.Int(0));
       leg.ordinal = static_cast<uint32_t>(l.Int(1));
@@ -148,16 +143,14 @@ Result<std::vector<BisectionRecord>> TriageStore::Select(const Database& db, con
       leg.lo = std::stod(l.Text(9));
       leg.hi = std::stod(l.Text(10));
       b.legs.push_back(std::move(leg));
-    }
+      return Status::Ok();
+    }));
     for (size_t i = 0; i < ids.size(); ++i) {
       Statement r(db.db_,
                   "SELECT repeat, seed, status, red_verdicts, reason, board_serial, "
                   "IFNULL(wall_ms, 0) FROM bisection_runs WHERE leg_id = ?1 ORDER BY repeat");
       r.Bind(1, ids[i]);
-      while (true) {
-        auto more = r.Step();
-        if (!more.ok()) return more.status();
-        if (!*more) break;
+      CTTE_RETURN_IF_ERROR(r.ForEachRow([&]() -> Status {
         BisectionRunRecord run;
         run.repeat = static_cast<uint32_t>(r.Int(0));
         Result<uint64_t> seed = ParseHex64(r.Text(1), "seed");
@@ -168,7 +161,8 @@ Result<std::vector<BisectionRecord>> TriageStore::Select(const Database& db, con
         run.board_serial = r.Text(5);
         run.wall_ms = r.Int(6);
         b.legs[i].runs.push_back(std::move(run));
-      }
+        return Status::Ok();
+      }));
     }
   }
   return out;

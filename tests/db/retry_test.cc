@@ -1,9 +1,12 @@
 // Database::RequeueInfraRuns (soak --retry-infra, issue #11): infra runs go back to planned in
 // place, their failed outcome kept as the newest earlier attempt; the rerun's own earlier
 // attempts are numbered after the kept ones.
+#include <sqlite3.h>
+
 #include <gtest/gtest.h>
 
 #include "db/database.h"
+#include "db/run_columns.h"
 #include "tests/db/db_files.h"
 #include "tests/db/db_fixture.h"
 
@@ -61,6 +64,37 @@ TEST(RetryTest, InfraRunsAreRequeuedInPlaceKeepingEveryAttemptInOrder) {
   auto ro = Database::OpenReadOnly(dir.File("r.db"));
   ASSERT_TRUE(ro.ok());
   EXPECT_FALSE((*ro)->RequeueInfraRuns(c).ok());
+}
+
+// A requeued run keeps exactly its planned columns (run_columns.h) and every other column of
+// the list is NULL again: the UPDATE is made from the list, so a column added to it is cleared.
+TEST(RetryTest, ARequeuedRunKeepsItsPlanAndClearsEveryOutcomeColumn) {
+  ScratchDir dir;
+  const std::string path = dir.File("r.db");
+  int64_t id = 0;
+  {
+    auto db = Database::Open(path);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    const int64_t c = *(*db)->UpsertCampaign(Campaign("smoke", 1));
+    RunRecord infra = MakeRun(c, 0, RunStatus::kInfra, "loop", "htm");  // every column set
+    infra.infra_cause = "prepare";
+    infra.board_id = *(*db)->UpsertBoard({"sim", "sim-0", ""});
+    id = *(*db)->RecordRun(infra, {});
+    ASSERT_TRUE((*db)->RequeueInfraRuns(c).ok());
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  for (const internal::RunColumn& col : internal::kRunColumns) {
+    const std::string sql =
+        std::string("SELECT ") + col.name + " IS NULL FROM runs WHERE id = " + std::to_string(id);
+    sqlite3_stmt* s = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(raw, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sql;
+    ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int(s, 0) != 0, !col.planned || std::string(col.name) == "replay_of")
+        << col.name << (col.planned ? " (planned) was cleared" : " (an outcome) was kept");
+    sqlite3_finalize(s);
+  }
+  sqlite3_close(raw);
 }
 
 }  // namespace
