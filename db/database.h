@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,9 +32,15 @@ class Database {
  public:
   struct Options {
     int busy_timeout_ms = 10'000;  ///< wait this long for another writer's lock
-    /// Run CheckIntegrity() when opening, before anything is written or read. A damaged file is
-    /// then refused ("F: database is damaged: ...; it was not modified").
+    /// Open(): run CheckIntegrity() when opening, before anything is written or read. A damaged
+    /// file is then refused ("F: database is damaged: ...; it was not modified").
     bool check_integrity = true;
+    /// OpenReadOnly(): run the same check when opening. Off by default: PRAGMA quick_check reads
+    /// every page of the file (1.5 CPU s on a month of nights, more than `history` itself), and
+    /// a read-only open writes nothing a damaged file could be harmed by. Without it a garbage
+    /// header is still refused at open, and a damaged page is a Corruption "F: database is
+    /// damaged: ..." from the query that reads it (docs/db-schema.md#opening-and-migrations).
+    bool check_integrity_read_only = false;
   };
 
   /// Opens for writing (creating if absent), checks the file, then migrates. ":memory:" gives a
@@ -130,6 +137,10 @@ class Database {
   /// One run row by runs.id; NotFound when there is none.
   Result<RunRow> RunById(int64_t run_id) const;
   Result<std::vector<VerdictRecord>> VerdictsOfRun(int64_t run_id) const;
+  /// VerdictsOfRun of every run of one campaign row (replays and controls too) in one query:
+  /// by run id. What `report` reads instead of a query per run.
+  Result<std::map<int64_t, std::vector<VerdictRecord>>> VerdictsOfCampaign(
+      int64_t campaign_id) const;
   Result<std::vector<uint8_t>> StreamOfRun(int64_t run_id) const;
   /// The earlier (failed) attempts of one run, by attempt number; empty for a run that
   /// succeeded at its first attempt (and for every run of a schema-1 file).
@@ -169,7 +180,7 @@ class Database {
   Result<int64_t> WriteRun(const RunRecord& run, const std::vector<VerdictRecord>& verdicts,
                            const std::vector<uint8_t>* stream_bytes,
                            const std::vector<AttemptRecord>& earlier_attempts);
-  Result<std::vector<RunRow>> SelectRuns(const char* where_sql, const std::string& arg,
+  Result<std::vector<RunRow>> SelectRuns(const std::string& where_sql, const std::string& arg,
                                          int64_t int_arg) const;
   Result<std::vector<BoardInfraCounts>> SelectInfra(const std::string& campaign_name,
                                                     int64_t campaign_id) const;

@@ -258,7 +258,8 @@ Result<std::unique_ptr<Database>> Database::OpenReadOnly(const std::string& path
     return Status::InvalidArgument(path + ": not a CTTE Lab database (schema version 0, "
                                    "no tables; nothing was recorded in it)");
   }
-  if (options.check_integrity) CTTE_RETURN_IF_ERROR(db->CheckIntegrity());
+  // Only on request: the check reads the whole file (Options::check_integrity_read_only).
+  if (options.check_integrity_read_only) CTTE_RETURN_IF_ERROR(db->CheckIntegrity());
   db->schema_version_ = *version;
   return db;
 }
@@ -266,12 +267,9 @@ Result<std::unique_ptr<Database>> Database::OpenReadOnly(const std::string& path
 Status Database::CheckIntegrity() const {
   Statement s(db_, "PRAGMA quick_check(20)");
   std::vector<std::string> problems;
-  while (true) {
-    auto more = s.Step();
-    if (!more.ok()) return OpenError(db_, SQLITE_ERROR, path_, "cannot check");
-    if (!*more) break;
-    problems.push_back(s.Text(0));
-  }
+  CTTE_RETURN_IF_ERROR(s.ForEachRow(
+      [&] { problems.push_back(s.Text(0)); },
+      [this](const Status&) { return OpenError(db_, SQLITE_ERROR, path_, "cannot check"); }));
   if (problems.empty()) return Status::Internal(path_ + ": PRAGMA quick_check returned no row");
   if (problems.size() == 1 && problems[0] == "ok") return Status::Ok();
   std::string first = problems[0];

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "db/schema.h"
 #include "db/statement.h"
 #include "db/triage_store.h"
 
@@ -51,10 +52,7 @@ Result<std::vector<PairRate>> TriageStore::PairRates(const Database& db,
   using Key2 = std::pair<Key1, Key1>;
   std::map<Key1, Tally> single;
   std::map<Key2, Tally> pair;
-  while (true) {
-    auto more = s.Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&]() -> Status {
     const bool red = s.Text(9) == "red";
     std::array<std::string, kFactors.size()> v;
     for (size_t i = 0; i < kFactors.size(); ++i) v[i] = s.Text(static_cast<int>(i));
@@ -70,7 +68,8 @@ Result<std::vector<PairRate>> TriageStore::PairRates(const Database& db,
         p.red += red ? 1 : 0;
       }
     }
-  }
+    return Status::Ok();
+  }));
   std::vector<PairRate> out;
   for (const auto& [key, t] : pair) {
     if (t.runs < std::max<uint64_t>(min_runs, 1)) continue;
@@ -101,19 +100,25 @@ Result<std::vector<NightRow>> TriageStore::Nights(const Database& db, const std:
   for (const CampaignSummary& c : *campaigns) {
     NightRow n;
     n.campaign = c;
+    // verdict_counts (kept by triggers, schema.cc) where the file has it.
     const std::string sql =
-        std::string("SELECT v.verdict, COUNT(CASE WHEN v.outcome = 'pass' THEN 1 END), "
-                    "COUNT(CASE WHEN v.outcome = 'fail' THEN 1 END) FROM verdicts v "
-                    "JOIN runs r ON r.id = v.run_id WHERE r.campaign_id = ?1 AND ") +
-        kJudgedDraw + " GROUP BY v.verdict ORDER BY v.verdict";
+        db.Has(HistoryCountsSchemaVersion())
+            ? std::string(
+                  "SELECT verdict, SUM(CASE WHEN outcome = 'pass' THEN runs ELSE 0 END), "
+                  "SUM(CASE WHEN outcome = 'fail' THEN runs ELSE 0 END) FROM "
+                  "verdict_counts WHERE campaign_id = ?1 GROUP BY verdict "
+                  "HAVING SUM(runs) > 0 ORDER BY verdict")
+            : std::string(
+                  "SELECT v.verdict, COUNT(CASE WHEN v.outcome = 'pass' THEN 1 END), "
+                  "COUNT(CASE WHEN v.outcome = 'fail' THEN 1 END) FROM verdicts v "
+                  "JOIN runs r ON r.id = v.run_id WHERE r.campaign_id = ?1 AND ") +
+                  kJudgedDraw + " GROUP BY v.verdict ORDER BY v.verdict";
     Statement s(db.db_, sql.c_str());
     s.Bind(1, c.id);
-    while (true) {
-      auto more = s.Step();
-      if (!more.ok()) return more.status();
-      if (!*more) break;
+    CTTE_RETURN_IF_ERROR(s.ForEachRow([&]() -> Status {
       n.verdicts[s.Text(0)] = {s.U64(1), s.U64(2)};
-    }
+      return Status::Ok();
+    }));
     out.push_back(std::move(n));
   }
   return out;

@@ -5,6 +5,7 @@
 #include "base/text.h"
 #include "db/database.h"
 #include "db/run_columns.h"
+#include "db/schema.h"
 #include "db/statement.h"
 
 namespace ctte::db {
@@ -13,13 +14,26 @@ using internal::Statement;
 
 namespace {
 
+// Whether run `r` is a control run (config_json "control", runner/controls.h): the indexed
+// virtual column runs.is_control where the file has it (migration "history at scale",
+// schema.h), else the same test on the JSON.
+std::string IsControl(bool has_counts, const char* r = "r") {
+  return has_counts ? std::string(r) + ".is_control = 1"
+                    : "json_extract(" + std::string(r) + ".config_json, '$.control') IS NOT NULL";
+}
+std::string NotControl(bool has_counts, const char* r = "r") {
+  return has_counts ? std::string(r) + ".is_control = 0"
+                    : "json_extract(" + std::string(r) + ".config_json, '$.control') IS NULL";
+}
+
 // The one definition of a judged run (database.h): an original run that went green or red. An
-// expression over `runs r`, used by every query that counts verdicts or fills RunRow::judged.
-// A campaign's control runs (config_json "control", runner/controls.h) are judged as controls,
-// never counted with its draws.
-constexpr const char* kJudgedRun =
-    "(r.replay_of IS NULL AND r.status IN ('green', 'red') AND "
-    "json_extract(r.config_json, '$.control') IS NULL)";
+// expression over `runs r`, used by every query that counts verdicts or fills RunRow::judged
+// (and by the verdict_counts triggers of schema.cc, which say the same in SQL).
+// A campaign's control runs are judged as controls, never counted with its draws.
+std::string JudgedRun(bool has_counts) {
+  return "(r.replay_of IS NULL AND r.status IN ('green', 'red') AND " + NotControl(has_counts) +
+         ")";
+}
 
 std::optional<uint64_t> ParseSeedColumn(const std::string& text) {
   Result<uint64_t> v = ParseHex64(text, "seed");
@@ -49,57 +63,55 @@ bool IsFactorName(const std::string& f) {
 
 }  // namespace
 
-Result<std::vector<RunRow>> Database::SelectRuns(const char* where_sql, const std::string& arg,
-                                                 int64_t int_arg) const {
+Result<std::vector<RunRow>> Database::SelectRuns(const std::string& where_sql,
+                                                 const std::string& arg, int64_t int_arg) const {
   // Schema 2 adds the cause of an infra run and its earlier attempts; a schema-1 file (read-only
   // open of an older file) reads them as absent.
-  const std::string sql = "SELECT r.id, c.name, " +
-                          internal::RunColumnList(schema_version_, "r.", true) + ", " +
-                          kJudgedRun +
-                          (Has(2) ? ", (SELECT COUNT(*) FROM run_attempts a WHERE a.run_id = r.id)"
-                                  : ", 0") +
-                          kFromRuns + where_sql +
-                          " ORDER BY r.campaign_id, r.idx, r.id";
+  const std::string sql =
+      "SELECT r.id, c.name, " + internal::RunColumnList(schema_version_, "r.", true) + ", " +
+      JudgedRun(Has(HistoryCountsSchemaVersion())) +
+      (Has(2) ? ", (SELECT COUNT(*) FROM run_attempts a WHERE a.run_id = r.id)" : ", 0") +
+      kFromRuns + where_sql + " ORDER BY r.campaign_id, r.idx, r.id";
   Statement s(db_, sql.c_str());
   s.Bind(1, arg);
   s.Bind(2, int_arg);
   std::vector<RunRow> out;
-  while (true) {
-    auto more = s.Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&]() -> Status {
     auto row = ReadRun(s);
     if (!row.ok()) return row.status();
     out.push_back(std::move(*row));
-  }
+    return Status::Ok();
+  }));
   return out;
 }
 
 Result<std::vector<CampaignSummary>> Database::Campaigns(const std::string& name) const {
-  // Retried runs and infra attempts count original runs only (a replay repeats a counted run).
+  // Retried runs and infra attempts count original runs only (a replay repeats a counted run);
+  // they come from run_attempts grouped by campaign once, not from a probe per run. The status
+  // counts read the covering index runs_history where the file has it.
+  const bool counts = Has(HistoryCountsSchemaVersion());
+  const std::string attempts =
+      Has(2) ? "LEFT JOIN (SELECT r.campaign_id AS cid, COUNT(DISTINCT a.run_id) AS retried, "
+               "COUNT(CASE WHEN a.status = 'infra' THEN 1 END) AS infra FROM run_attempts a "
+               "CROSS JOIN runs r ON r.id = a.run_id WHERE r.replay_of IS NULL AND " +
+                   NotControl(counts) + " GROUP BY r.campaign_id) t ON t.cid = c.id "
+             : "LEFT JOIN (SELECT 0 AS cid, 0 AS retried, 0 AS infra) t ON t.cid = c.id ";
   const std::string sql =
-      std::string("SELECT c.id, c.name, c.description, c.seed, c.spec_sha256, c.created_at, "
-                  "COUNT(CASE WHEN r.status = 'planned' THEN 1 END), "
-                  "COUNT(CASE WHEN r.status = 'green' THEN 1 END), "
-                  "COUNT(CASE WHEN r.status = 'red' THEN 1 END), "
-                  "COUNT(CASE WHEN r.status = 'invalid' THEN 1 END), "
-                  "COUNT(CASE WHEN r.status = 'infra' THEN 1 END), ") +
-      (Has(2) ? "COUNT(CASE WHEN r.replay_of IS NULL AND EXISTS (SELECT 1 FROM run_attempts a "
-                "WHERE a.run_id = r.id) THEN 1 END), "
-                "COUNT(CASE WHEN r.replay_of IS NULL AND r.status = 'infra' THEN 1 END) + "
-                "IFNULL(SUM(CASE WHEN r.replay_of IS NULL THEN (SELECT COUNT(*) FROM "
-                "run_attempts a WHERE a.run_id = r.id AND a.status = 'infra') END), 0) "
-              : "0, COUNT(CASE WHEN r.replay_of IS NULL AND r.status = 'infra' THEN 1 END) ") +
-      "FROM campaigns c LEFT JOIN runs r ON r.campaign_id = c.id "
-      "AND json_extract(r.config_json, '$.control') IS NULL "
+      "SELECT c.id, c.name, c.description, c.seed, c.spec_sha256, c.created_at, "
+      "COUNT(CASE WHEN r.status = 'planned' THEN 1 END), "
+      "COUNT(CASE WHEN r.status = 'green' THEN 1 END), "
+      "COUNT(CASE WHEN r.status = 'red' THEN 1 END), "
+      "COUNT(CASE WHEN r.status = 'invalid' THEN 1 END), "
+      "COUNT(CASE WHEN r.status = 'infra' THEN 1 END), IFNULL(MAX(t.retried), 0), "
+      "COUNT(CASE WHEN r.replay_of IS NULL AND r.status = 'infra' THEN 1 END) + "
+      "IFNULL(MAX(t.infra), 0) "
+      "FROM campaigns c LEFT JOIN runs r ON r.campaign_id = c.id AND " +
+      NotControl(counts) + " " + attempts +
       "WHERE (?1 = '' OR c.name = ?1) GROUP BY c.id ORDER BY c.id";
   Statement s(db_, sql.c_str());
   s.Bind(1, name);
   std::vector<CampaignSummary> out;
-  while (true) {
-    auto more = s.Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&]() -> Status {
     CampaignSummary c;
     c.id = s.Int(0);
     c.name = s.Text(1);
@@ -117,7 +129,8 @@ Result<std::vector<CampaignSummary>> Database::Campaigns(const std::string& name
     c.retried = s.U64(11);
     c.infra_attempts = s.U64(12);
     out.push_back(std::move(c));
-  }
+    return Status::Ok();
+  }));
   return out;
 }
 
@@ -126,8 +139,8 @@ Result<std::vector<RunRow>> Database::RunsOfCampaign(int64_t campaign_id) const 
 }
 
 Result<std::vector<RunRow>> Database::ControlRunsOfCampaign(int64_t campaign_id) const {
-  return SelectRuns("WHERE ?1 = ?1 AND r.campaign_id = ?2 AND r.replay_of IS NULL "
-                    "AND json_extract(r.config_json, '$.control') IS NOT NULL",
+  return SelectRuns("WHERE ?1 = ?1 AND r.campaign_id = ?2 AND r.replay_of IS NULL AND " +
+                        IsControl(Has(HistoryCountsSchemaVersion())),
                     "", campaign_id);
 }
 
@@ -139,31 +152,36 @@ Result<RunRow> Database::RunById(int64_t run_id) const {
 }
 
 Result<std::vector<RunRow>> Database::RedRuns(const std::string& campaign_name) const {
-  return SelectRuns("WHERE r.status = 'red' AND (?1 = '' OR c.name = ?1) AND ?2 = ?2 "
-                    "AND json_extract(r.config_json, '$.control') IS NULL",
+  return SelectRuns("WHERE r.status = 'red' AND (?1 = '' OR c.name = ?1) AND ?2 = ?2 AND " +
+                        NotControl(Has(HistoryCountsSchemaVersion())),
                     campaign_name, 0);
 }
 
 Result<std::vector<OutcomeCount>> Database::OutcomeCounts(const std::string& campaign_name) const {
+  // verdict_counts (kept by triggers) where the file has it: a few rows per campaign.
   const std::string sql =
-      std::string("SELECT v.verdict, COUNT(CASE WHEN v.outcome = 'pass' THEN 1 END), "
-                  "COUNT(CASE WHEN v.outcome = 'fail' THEN 1 END), "
-                  "COUNT(CASE WHEN v.outcome = 'n/a' THEN 1 END) "
-                  // CROSS JOIN keeps runs outside: the judged test (a json_extract) runs once
-                  // per run, not once per verdict row.
-                  "FROM campaigns c CROSS JOIN runs r ON c.id = r.campaign_id "
-                  "CROSS JOIN verdicts v ON v.run_id = r.id "
-                  "WHERE (?1 = '' OR c.name = ?1) AND ") +
-      kJudgedRun + " GROUP BY v.verdict ORDER BY v.verdict";
+      Has(HistoryCountsSchemaVersion())
+          ? "SELECT v.verdict, SUM(CASE WHEN v.outcome = 'pass' THEN v.runs ELSE 0 END), "
+            "SUM(CASE WHEN v.outcome = 'fail' THEN v.runs ELSE 0 END), "
+            "SUM(CASE WHEN v.outcome = 'n/a' THEN v.runs ELSE 0 END) "
+            "FROM campaigns c JOIN verdict_counts v ON v.campaign_id = c.id "
+            "WHERE (?1 = '' OR c.name = ?1) GROUP BY v.verdict HAVING SUM(v.runs) > 0 "
+            "ORDER BY v.verdict"
+          : "SELECT v.verdict, COUNT(CASE WHEN v.outcome = 'pass' THEN 1 END), "
+            "COUNT(CASE WHEN v.outcome = 'fail' THEN 1 END), "
+            "COUNT(CASE WHEN v.outcome = 'n/a' THEN 1 END) "
+            // CROSS JOIN keeps runs outside: the judged test (a json_extract) runs once
+            // per run, not once per verdict row.
+            "FROM campaigns c CROSS JOIN runs r ON c.id = r.campaign_id "
+            "CROSS JOIN verdicts v ON v.run_id = r.id "
+            "WHERE (?1 = '' OR c.name = ?1) AND " +
+                JudgedRun(false) + " GROUP BY v.verdict ORDER BY v.verdict";
   Statement s(db_, sql.c_str());
   s.Bind(1, campaign_name);
   std::vector<OutcomeCount> out;
-  while (true) {
-    auto more = s.Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&] {
     out.push_back({s.Text(0), s.U64(1), s.U64(2), s.U64(3)});
-  }
+  }));
   return out;
 }
 
@@ -174,20 +192,24 @@ Result<std::vector<FactorRate>> Database::FailRateByFactor(const std::string& fa
   }
   // Replays are repeats of a run already counted, so only original runs are grouped.
   Statement s(db_,
-              "SELECT CAST(json_extract(r.config_json, '$.axes.' || ?2) AS TEXT) AS value, "
-              "COUNT(*), COUNT(CASE WHEN r.status = 'green' THEN 1 END), "
-              "COUNT(CASE WHEN r.status = 'red' THEN 1 END) "
-              "FROM runs r JOIN campaigns c ON c.id = r.campaign_id "
-              "WHERE (?1 = '' OR c.name = ?1) AND r.replay_of IS NULL AND value IS NOT NULL "
-              "AND json_extract(r.config_json, '$.control') IS NULL "
-              "GROUP BY value ORDER BY value");
+              Has(HistoryCountsSchemaVersion())
+                  ? "SELECT a.value, SUM(a.runs), "
+                    "SUM(CASE WHEN a.status = 'green' THEN a.runs ELSE 0 END), "
+                    "SUM(CASE WHEN a.status = 'red' THEN a.runs ELSE 0 END) "
+                    "FROM campaigns c JOIN axis_counts a ON a.campaign_id = c.id "
+                    "WHERE (?1 = '' OR c.name = ?1) AND a.factor = ?2 "
+                    "GROUP BY a.value HAVING SUM(a.runs) > 0 ORDER BY a.value"
+                  : "SELECT CAST(json_extract(r.config_json, '$.axes.' || ?2) AS TEXT) AS value, "
+                    "COUNT(*), COUNT(CASE WHEN r.status = 'green' THEN 1 END), "
+                    "COUNT(CASE WHEN r.status = 'red' THEN 1 END) "
+                    "FROM runs r JOIN campaigns c ON c.id = r.campaign_id "
+                    "WHERE (?1 = '' OR c.name = ?1) AND r.replay_of IS NULL AND value IS NOT NULL "
+                    "AND json_extract(r.config_json, '$.control') IS NULL "
+                    "GROUP BY value ORDER BY value");
   s.Bind(1, campaign_name);
   s.Bind(2, factor);
   std::vector<FactorRate> out;
-  while (true) {
-    auto more = s.Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&] {
     FactorRate f;
     f.factor = factor;
     f.value = s.Text(0);
@@ -195,61 +217,92 @@ Result<std::vector<FactorRate>> Database::FailRateByFactor(const std::string& fa
     f.green = s.U64(2);
     f.red = s.U64(3);
     out.push_back(std::move(f));
-  }
+  }));
   return out;
 }
 
 Result<std::vector<FactorRate>> Database::FailRatesByFactor(
     const std::string& campaign_name) const {
-  // One pass: json_each lists a run's axes, so each config is parsed once for all factors.
+  // axis_counts (kept by triggers) where the file has it; else one pass: json_each lists a
+  // run's axes, so each config is parsed once for all factors.
   Statement s(db_,
-              "SELECT a.key, CAST(a.value AS TEXT) AS value, "
-              "COUNT(*), COUNT(CASE WHEN r.status = 'green' THEN 1 END), "
-              "COUNT(CASE WHEN r.status = 'red' THEN 1 END) "
-              "FROM campaigns c CROSS JOIN runs r ON c.id = r.campaign_id, "
-              "json_each(r.config_json, '$.axes') a "
-              "WHERE (?1 = '' OR c.name = ?1) AND r.replay_of IS NULL AND value IS NOT NULL "
-              "AND json_extract(r.config_json, '$.control') IS NULL "
-              "GROUP BY a.key, value ORDER BY a.key, value");
+              Has(HistoryCountsSchemaVersion())
+                  ? "SELECT a.factor, a.value, SUM(a.runs), "
+                    "SUM(CASE WHEN a.status = 'green' THEN a.runs ELSE 0 END), "
+                    "SUM(CASE WHEN a.status = 'red' THEN a.runs ELSE 0 END) "
+                    "FROM campaigns c JOIN axis_counts a ON a.campaign_id = c.id "
+                    "WHERE (?1 = '' OR c.name = ?1) GROUP BY a.factor, a.value "
+                    "HAVING SUM(a.runs) > 0 ORDER BY a.factor, a.value"
+                  : "SELECT a.key, CAST(a.value AS TEXT) AS value, "
+                    "COUNT(*), COUNT(CASE WHEN r.status = 'green' THEN 1 END), "
+                    "COUNT(CASE WHEN r.status = 'red' THEN 1 END) "
+                    "FROM campaigns c CROSS JOIN runs r ON c.id = r.campaign_id, "
+                    "json_each(r.config_json, '$.axes') a "
+                    "WHERE (?1 = '' OR c.name = ?1) AND r.replay_of IS NULL AND value IS NOT NULL "
+                    "AND json_extract(r.config_json, '$.control') IS NULL "
+                    "GROUP BY a.key, value ORDER BY a.key, value");
   s.Bind(1, campaign_name);
   std::vector<FactorRate> out;
-  while (true) {
-    auto more = s.Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&] {
     FactorRate f;
     f.factor = s.Text(0);
-    if (!IsFactorName(f.factor)) continue;
+    if (!IsFactorName(f.factor)) return;
     f.value = s.Text(1);
     f.runs = s.U64(2);
     f.green = s.U64(3);
     f.red = s.U64(4);
     out.push_back(std::move(f));
+  }));
+  return out;
+}
+
+namespace {
+
+// Columns: verdict, outcome, evidence, metrics_json, run_id.
+Result<VerdictRecord> ReadVerdict(const Statement& s) {
+  VerdictRecord v;
+  v.verdict = s.Text(0);
+  const std::optional<Outcome> outcome = ParseOutcome(s.Text(1));
+  if (!outcome) {
+    return Status::Corruption("verdicts of run " + std::to_string(s.Int(4)) + ": bad outcome");
   }
+  v.outcome = *outcome;
+  v.evidence = s.Text(2);
+  v.metrics_json = s.Text(3);
+  return v;
+}
+
+}  // namespace
+
+Result<std::map<int64_t, std::vector<VerdictRecord>>> Database::VerdictsOfCampaign(
+    int64_t campaign_id) const {
+  Statement s(db_,
+              "SELECT v.verdict, v.outcome, v.evidence, v.metrics_json, v.run_id FROM runs r "
+              "CROSS JOIN verdicts v ON v.run_id = r.id WHERE r.campaign_id = ?1 "
+              "ORDER BY v.run_id, v.id");
+  s.Bind(1, campaign_id);
+  std::map<int64_t, std::vector<VerdictRecord>> out;
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&]() -> Status {
+    Result<VerdictRecord> v = ReadVerdict(s);
+    if (!v.ok()) return v.status();
+    out[s.Int(4)].push_back(std::move(*v));
+    return Status::Ok();
+  }));
   return out;
 }
 
 Result<std::vector<VerdictRecord>> Database::VerdictsOfRun(int64_t run_id) const {
   Statement s(db_,
-              "SELECT verdict, outcome, evidence, metrics_json FROM verdicts "
+              "SELECT verdict, outcome, evidence, metrics_json, run_id FROM verdicts "
               "WHERE run_id = ?1 ORDER BY id");
   s.Bind(1, run_id);
   std::vector<VerdictRecord> out;
-  while (true) {
-    auto more = s.Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    VerdictRecord v;
-    v.verdict = s.Text(0);
-    const std::optional<Outcome> outcome = ParseOutcome(s.Text(1));
-    if (!outcome) {
-      return Status::Corruption("verdicts of run " + std::to_string(run_id) + ": bad outcome");
-    }
-    v.outcome = *outcome;
-    v.evidence = s.Text(2);
-    v.metrics_json = s.Text(3);
-    out.push_back(std::move(v));
-  }
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&]() -> Status {
+    Result<VerdictRecord> v = ReadVerdict(s);
+    if (!v.ok()) return v.status();
+    out.push_back(std::move(*v));
+    return Status::Ok();
+  }));
   return out;
 }
 
@@ -269,10 +322,7 @@ Result<std::vector<AttemptRecord>> Database::AttemptsOfRun(int64_t run_id) const
               "SELECT board_id, status, infra_cause, reason, respawned, started_at, wall_ms "
               "FROM run_attempts WHERE run_id = ?1 ORDER BY attempt");
   s.Bind(1, run_id);
-  while (true) {
-    auto more = s.Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&]() -> Status {
     AttemptRecord a;
     a.board_id = s.OptInt(0);
     const std::optional<RunStatus> status = ParseRunStatus(s.Text(1));
@@ -286,7 +336,8 @@ Result<std::vector<AttemptRecord>> Database::AttemptsOfRun(int64_t run_id) const
     a.started_at = s.Text(5);
     a.wall_ms = s.OptInt(6);
     out.push_back(std::move(a));
-  }
+    return Status::Ok();
+  }));
   return out;
 }
 
@@ -307,11 +358,15 @@ Result<std::vector<BoardInfraCounts>> Database::SelectInfra(const std::string& c
   std::string sql =
       "WITH orig AS (SELECT r.id, r.board_id, r.status, " +
       std::string(Has(2) ? "r.infra_cause" : "NULL AS infra_cause") +
-      " FROM runs r JOIN campaigns c ON c.id = r.campaign_id "
+      // The covering index runs_history where the file has it: no run row is read.
+      " FROM runs r " +
+      std::string(Has(HistoryCountsSchemaVersion()) ? "INDEXED BY runs_history " : "") +
+      "JOIN campaigns c ON c.id = r.campaign_id "
       "WHERE (?1 = '' OR c.name = ?1) AND (?2 = 0 OR c.id = ?2) "
       "AND r.replay_of IS NULL AND r.status <> 'planned'), "
       "attempts AS (SELECT board_id, 1 AS run, (status = 'infra') AS infra, 0 AS retry, "
-      "(status = 'infra' AND infra_cause IN " + deaths + ") AS death, 0 AS respawn FROM orig";
+      "(status = 'infra' AND infra_cause IN " +
+      deaths + ") AS death, 0 AS respawn FROM orig";
   if (Has(2)) {
     sql += " UNION ALL SELECT a.board_id, 0, (a.status = 'infra'), 1, (a.status = 'infra' AND "
            "a.infra_cause IN " + deaths + "), a.respawned "
@@ -325,10 +380,7 @@ Result<std::vector<BoardInfraCounts>> Database::SelectInfra(const std::string& c
   s.Bind(1, campaign_name);
   s.Bind(2, campaign_id);
   std::vector<BoardInfraCounts> out;
-  while (true) {
-    auto more = s.Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&] {
     BoardInfraCounts b;
     b.board_id = s.OptInt(0);
     b.kind = s.Text(1);
@@ -339,7 +391,7 @@ Result<std::vector<BoardInfraCounts>> Database::SelectInfra(const std::string& c
     b.deaths = s.U64(6);
     b.respawns = s.U64(7);
     out.push_back(std::move(b));
-  }
+  }));
   return out;
 }
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "db/schema.h"
+
 namespace ctte::db::internal {
 namespace {
 
@@ -23,26 +25,22 @@ Result<TableShape> ReadShape(sqlite3* db, const std::string& table) {
   TableShape shape;
   shape.name = table;
   Statement fk(db, ("PRAGMA foreign_key_list(" + Quoted(table) + ")").c_str());
-  while (true) {
-    auto row = fk.Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+  CTTE_RETURN_IF_ERROR(fk.ForEachRow([&]() -> Status {
     shape.references[fk.Text(3)] = fk.Text(2);  // from -> table
-  }
+    return Status::Ok();
+  }));
   Statement info(db, ("PRAGMA table_info(" + Quoted(table) + ")").c_str());
   int pk_columns = 0;
   std::string pk, pk_type;
-  while (true) {
-    auto row = info.Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+  CTTE_RETURN_IF_ERROR(info.ForEachRow([&]() -> Status {
     shape.columns.push_back(info.Text(1));
     if (info.Int(5) > 0) {
       ++pk_columns;
       pk = info.Text(1);
       pk_type = info.Text(2);
     }
-  }
+    return Status::Ok();
+  }));
   if (pk_columns == 1 && pk_type == "INTEGER" && !shape.references.contains(pk)) {
     shape.rowid_alias = pk;
   }
@@ -66,10 +64,9 @@ Result<MergeSchema> ReadMergeSchema(sqlite3* db, const std::string& path) {
   MergeSchema schema;
   std::vector<TableShape> pending;  // tables with no foreign key to runs
   bool seen[4] = {false, false, false, false};
-  while (true) {
-    auto row = tables.Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+  CTTE_RETURN_IF_ERROR(tables.ForEachRow([&]() -> Status {
+    // Counts the triggers keep (schema.h): the output's triggers fill them from the copied rows.
+    if (IsDerivedTable(tables.Text(0))) return Status::Ok();
     auto shape = ReadShape(db, tables.Text(0));
     if (!shape.ok()) return shape.status();
     const std::string& name = shape->name;
@@ -83,14 +80,14 @@ Result<MergeSchema> ReadMergeSchema(sqlite3* db, const std::string& path) {
       }
       ++known;
     }
-    if (known < 4) continue;
+    if (known < 4) return Status::Ok();
     std::vector<std::string> to_runs;
     for (const auto& [column, target] : shape->references) {
       if (target == "runs") to_runs.push_back(column);
     }
     if (to_runs.empty()) {  // perhaps a child of a run table: placed once every table is read
       pending.push_back(std::move(*shape));
-      continue;
+      return Status::Ok();
     }
     if (to_runs.size() != 1) {
       return Status::InvalidArgument(
@@ -109,7 +106,8 @@ Result<MergeSchema> ReadMergeSchema(sqlite3* db, const std::string& path) {
       }
     }
     schema.run_tables.push_back({std::move(*shape), to_runs[0]});
-  }
+    return Status::Ok();
+  }));
   for (int k = 0; k < 4; ++k) {
     if (!seen[k]) return Status::InvalidArgument(path + ": not a lab database (a table is missing)");
   }
@@ -175,10 +173,7 @@ Result<CopyResult> CopyRows(sqlite3* in, sqlite3* out, const TableShape& shape,
           : "INSERT INTO " + Quoted(shape.name) + " (" + JoinQuoted(columns) + ") VALUES (" +
                 params + ")" + spec.insert_suffix;
   CopyResult result;
-  while (true) {
-    auto row = sel.Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+  Status copied = sel.ForEachRow([&]() -> Status {
     if (spec.update_id && result.changed > 0) {
       return Status::Internal("copy of " + shape.name + ": more than one row to update");
     }
@@ -213,7 +208,9 @@ Result<CopyResult> CopyRows(sqlite3* in, sqlite3* out, const TableShape& shape,
     const auto changes = static_cast<uint64_t>(sqlite3_changes(out));
     result.changed += changes;
     if (!spec.update_id && changes > 0) result.last_id = sqlite3_last_insert_rowid(out);
-  }
+    return Status::Ok();
+  });
+  if (!copied.ok()) return copied;
   return result;
 }
 
@@ -236,12 +233,10 @@ Status CopyTableOfRun(sqlite3* in, sqlite3* out, const MergeSchema& schema,
                         .c_str());
   ids.Bind(1, src_parent);
   std::vector<int64_t> src_ids;
-  while (true) {
-    auto row = ids.Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
+  CTTE_RETURN_IF_ERROR(ids.ForEachRow([&]() -> Status {
     src_ids.push_back(ids.Int(0));
-  }
+    return Status::Ok();
+  }));
   for (const int64_t src : src_ids) {
     auto copied =
         CopyRows(in, out, shape, {key + " = ?1", src, {{column, out_parent}}, "", {}}, maps);

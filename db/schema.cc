@@ -1,6 +1,7 @@
 #include "db/schema.h"
 
 #include <cstddef>
+#include <string_view>
 
 namespace ctte::db {
 namespace {
@@ -52,6 +53,125 @@ CREATE TABLE bisection_runs (
   wall_ms      INTEGER CHECK (wall_ms IS NULL OR wall_ms >= 0),
   UNIQUE (leg_id, repeat)
 );
+)sql";
+}
+
+// Migration "history at scale" (docs/db-schema.md#history-counts): what `history` and `report`
+// read of a month of nights without parsing every run's JSON. runs.is_control (a virtual column:
+// nothing stored in the row, its value kept in the runs_history index) and the covering index
+// runs_history; the per-campaign counts axis_counts and verdict_counts, kept by triggers on
+// runs and verdicts (so every writer, merge included, keeps them) and backfilled here from the
+// rows already stored. Self-contained: it only references runs and verdicts.
+const char* HistoryAtScaleMigration() {
+  return R"sql(
+ALTER TABLE runs ADD COLUMN is_control INTEGER
+  GENERATED ALWAYS AS (json_extract(config_json, '$.control') IS NOT NULL) VIRTUAL;
+CREATE INDEX runs_history ON runs(campaign_id, is_control, replay_of, status, board_id,
+                                  infra_cause);
+
+-- Original draws (no replay, no control) per campaign, axis value and status.
+CREATE TABLE axis_counts (
+  campaign_id INTEGER NOT NULL,
+  factor      TEXT NOT NULL,
+  value       TEXT NOT NULL,
+  status      TEXT NOT NULL,
+  runs        INTEGER NOT NULL,
+  PRIMARY KEY (campaign_id, factor, value, status)
+) WITHOUT ROWID;
+-- Verdict outcomes of judged runs (database.h) per campaign.
+CREATE TABLE verdict_counts (
+  campaign_id INTEGER NOT NULL,
+  verdict     TEXT NOT NULL,
+  outcome     TEXT NOT NULL,
+  runs        INTEGER NOT NULL,
+  PRIMARY KEY (campaign_id, verdict, outcome)
+) WITHOUT ROWID;
+
+INSERT INTO axis_counts (campaign_id, factor, value, status, runs)
+SELECT r.campaign_id, a.key, CAST(a.value AS TEXT), r.status, COUNT(*)
+FROM runs r, json_each(r.config_json, '$.axes') a
+WHERE r.replay_of IS NULL AND r.is_control = 0 AND CAST(a.value AS TEXT) IS NOT NULL
+GROUP BY 1, 2, 3, 4;
+INSERT INTO verdict_counts (campaign_id, verdict, outcome, runs)
+SELECT r.campaign_id, v.verdict, v.outcome, COUNT(*) FROM runs r JOIN verdicts v ON v.run_id = r.id
+WHERE r.replay_of IS NULL AND r.status IN ('green', 'red') AND r.is_control = 0
+GROUP BY 1, 2, 3;
+
+CREATE TRIGGER runs_counts_insert AFTER INSERT ON runs
+WHEN NEW.replay_of IS NULL AND NEW.is_control = 0
+BEGIN
+  INSERT INTO axis_counts (campaign_id, factor, value, status, runs)
+  SELECT NEW.campaign_id, a.key, CAST(a.value AS TEXT), NEW.status, 1
+  FROM json_each(NEW.config_json, '$.axes') a WHERE CAST(a.value AS TEXT) IS NOT NULL
+  ON CONFLICT (campaign_id, factor, value, status) DO UPDATE SET runs = runs + 1;
+END;
+
+-- BEFORE: its verdicts go first (verdicts_counts_delete subtracts them while the run is there
+-- to say whether it was judged), then its axis values.
+CREATE TRIGGER runs_counts_delete BEFORE DELETE ON runs
+BEGIN
+  DELETE FROM verdicts WHERE run_id = OLD.id;
+  UPDATE axis_counts SET runs = runs - 1
+  WHERE OLD.replay_of IS NULL AND OLD.is_control = 0 AND
+        campaign_id = OLD.campaign_id AND status = OLD.status AND (factor, value) IN
+        (SELECT a.key, CAST(a.value AS TEXT) FROM json_each(OLD.config_json, '$.axes') a);
+END;
+
+CREATE TRIGGER runs_counts_update AFTER UPDATE OF campaign_id, config_json, status, replay_of
+ON runs
+WHEN OLD.campaign_id IS NOT NEW.campaign_id OR OLD.config_json IS NOT NEW.config_json OR
+     OLD.status IS NOT NEW.status OR OLD.replay_of IS NOT NEW.replay_of
+BEGIN
+  UPDATE axis_counts SET runs = runs - 1
+  WHERE OLD.replay_of IS NULL AND OLD.is_control = 0 AND
+        campaign_id = OLD.campaign_id AND status = OLD.status AND (factor, value) IN
+        (SELECT a.key, CAST(a.value AS TEXT) FROM json_each(OLD.config_json, '$.axes') a);
+  INSERT INTO axis_counts (campaign_id, factor, value, status, runs)
+  SELECT NEW.campaign_id, a.key, CAST(a.value AS TEXT), NEW.status, 1
+  FROM json_each(NEW.config_json, '$.axes') a
+  WHERE NEW.replay_of IS NULL AND NEW.is_control = 0 AND CAST(a.value AS TEXT) IS NOT NULL
+  ON CONFLICT (campaign_id, factor, value, status) DO UPDATE SET runs = runs + 1;
+  UPDATE verdict_counts SET runs = runs -
+         (SELECT COUNT(*) FROM verdicts v WHERE v.run_id = OLD.id AND
+          v.verdict = verdict_counts.verdict AND v.outcome = verdict_counts.outcome)
+  WHERE OLD.replay_of IS NULL AND OLD.status IN ('green', 'red') AND OLD.is_control = 0 AND
+        campaign_id = OLD.campaign_id;
+  INSERT INTO verdict_counts (campaign_id, verdict, outcome, runs)
+  SELECT NEW.campaign_id, v.verdict, v.outcome, 1 FROM verdicts v
+  WHERE v.run_id = NEW.id AND NEW.replay_of IS NULL AND NEW.status IN ('green', 'red') AND
+        NEW.is_control = 0
+  ON CONFLICT (campaign_id, verdict, outcome) DO UPDATE SET runs = runs + 1;
+END;
+
+CREATE TRIGGER verdicts_counts_insert AFTER INSERT ON verdicts
+BEGIN
+  INSERT INTO verdict_counts (campaign_id, verdict, outcome, runs)
+  SELECT r.campaign_id, NEW.verdict, NEW.outcome, 1 FROM runs r
+  WHERE r.id = NEW.run_id AND r.replay_of IS NULL AND r.status IN ('green', 'red') AND
+        r.is_control = 0
+  ON CONFLICT (campaign_id, verdict, outcome) DO UPDATE SET runs = runs + 1;
+END;
+
+CREATE TRIGGER verdicts_counts_delete AFTER DELETE ON verdicts
+BEGIN
+  UPDATE verdict_counts SET runs = runs - 1
+  WHERE verdict = OLD.verdict AND outcome = OLD.outcome AND campaign_id =
+        (SELECT r.campaign_id FROM runs r WHERE r.id = OLD.run_id AND r.replay_of IS NULL AND
+         r.status IN ('green', 'red') AND r.is_control = 0);
+END;
+
+CREATE TRIGGER verdicts_counts_update AFTER UPDATE ON verdicts
+BEGIN
+  UPDATE verdict_counts SET runs = runs - 1
+  WHERE verdict = OLD.verdict AND outcome = OLD.outcome AND campaign_id =
+        (SELECT r.campaign_id FROM runs r WHERE r.id = OLD.run_id AND r.replay_of IS NULL AND
+         r.status IN ('green', 'red') AND r.is_control = 0);
+  INSERT INTO verdict_counts (campaign_id, verdict, outcome, runs)
+  SELECT r.campaign_id, NEW.verdict, NEW.outcome, 1 FROM runs r
+  WHERE r.id = NEW.run_id AND r.replay_of IS NULL AND r.status IN ('green', 'red') AND
+        r.is_control = 0
+  ON CONFLICT (campaign_id, verdict, outcome) DO UPDATE SET runs = runs + 1;
+END;
 )sql";
 }
 
@@ -166,8 +286,22 @@ CREATE INDEX runs_replay_of ON runs(replay_of) WHERE replay_of IS NOT NULL;
       ContentPinsMigration(),
       // triage: bisections, legs, leg runs (db/triage_store.cc).
       TriageMigration(),
+      // history at scale: runs.is_control, runs_history, axis_counts, verdict_counts.
+      HistoryAtScaleMigration(),
   };
   return migrations;
+}
+
+int HistoryCountsSchemaVersion() {
+  const std::vector<const char*>& m = Migrations();
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m[i] == HistoryAtScaleMigration()) return static_cast<int>(i + 1);
+  }
+  return static_cast<int>(m.size()) + 1;
+}
+
+bool IsDerivedTable(std::string_view table) {
+  return table == "axis_counts" || table == "verdict_counts";
 }
 
 int ContentPinsSchemaVersion() {

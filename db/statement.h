@@ -24,7 +24,11 @@ inline Status SqliteError(sqlite3* db, const std::string& what) {
   }
   if ((code & 0xff) == SQLITE_CONSTRAINT) return Status::InvalidArgument(msg);
   if ((code & 0xff) == SQLITE_CORRUPT || (code & 0xff) == SQLITE_NOTADB) {
-    return Status::Corruption(msg);
+    // A read-only open does not check every page: the query that meets a damaged one names
+    // the file, as the check at open would.
+    const char* file = sqlite3_db_filename(db, "main");
+    return Status::Corruption(std::string(file && *file ? file : "database") +
+                              ": database is damaged: " + msg);
   }
   return Status::IOError(msg);
 }

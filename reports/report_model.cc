@@ -1,4 +1,4 @@
-// Building the ReportModel: one Campaigns() row, RunsOfCampaign(), VerdictsOfRun() per run; the
+// Building the ReportModel: one Campaigns() row, RunsOfCampaign(), VerdictsOfCampaign(); the
 // factor totals are counts over those rows (statuses as stored), the verdict totals count only
 // the rows the database marks judged (RunRow::judged), as `ctte-lab history` does. The
 // JSON columns are read with nlohmann/json; a malformed column is an error naming the run and
@@ -94,7 +94,7 @@ void ReadEpisodes(const Json& m, ReportRun* out) {
 }
 
 Status FillRun(const db::Database& db, const db::RunRow& row, const ReportOptions& options,
-               ReportRun* out) {
+               std::vector<db::VerdictRecord> verdicts, ReportRun* out) {
   const db::RunRecord& r = row.run;
   out->id = row.id;
   out->index = r.index;
@@ -154,10 +154,8 @@ Status FillRun(const db::Database& db, const db::RunRow& row, const ReportOption
                          static_cast<double>(*out->fabric_hz) * *share;
   }
 
-  auto verdicts = db.VerdictsOfRun(row.id);
-  if (!verdicts.ok()) return verdicts.status();
-  for (const db::VerdictRecord& v : *verdicts) {
-    out->verdicts.push_back({v.verdict, v.outcome, v.evidence});
+  for (db::VerdictRecord& v : verdicts) {
+    out->verdicts.push_back({std::move(v.verdict), v.outcome, std::move(v.evidence)});
   }
   if (out->reason.empty() && r.status == db::RunStatus::kRed) {
     for (const ReportVerdict& v : out->verdicts) {
@@ -282,13 +280,19 @@ Result<ReportModel> BuildReportModel(const db::Database& db, const std::string& 
   model.campaign = *c;
   auto rows = db.RunsOfCampaign(model.campaign.id);
   if (!rows.ok()) return rows.status();
+  auto verdicts = db.VerdictsOfCampaign(model.campaign.id);  // one query, not one per run
+  if (!verdicts.ok()) return verdicts.status();
   for (const db::RunRow& row : *rows) {
     if (std::optional<ControlRow> control = ControlRowOf(row)) {
       model.controls.push_back(std::move(*control));
       continue;
     }
     ReportRun run;
-    CTTE_RETURN_IF_ERROR(FillRun(db, row, options, &run));
+    auto of_run = verdicts->find(row.id);
+    CTTE_RETURN_IF_ERROR(FillRun(db, row, options,
+                                 of_run == verdicts->end() ? std::vector<db::VerdictRecord>{}
+                                                           : std::move(of_run->second),
+                                 &run));
     (row.run.replay_of ? model.replays : model.runs).push_back(std::move(run));
   }
   model.unsound = Unsound(model.controls);

@@ -50,11 +50,28 @@ class IntegrityTest : public ::testing::Test {
     EXPECT_TRUE(msg.starts_with(bad_ + ": database is damaged: ")) << msg;
     EXPECT_TRUE(msg.ends_with("; it was not modified")) << msg;
     EXPECT_NE(msg.find(detail), std::string::npos) << msg;
-    auto r = Database::OpenReadOnly(bad_);
+    // A read-only open asked to check refuses the file as Open() does.
+    auto r = Database::OpenReadOnly(bad_, Database::Options{.check_integrity_read_only = true});
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), Status::Code::kCorruption) << r.status().ToString();
     EXPECT_TRUE(r.status().message().starts_with(bad_ + ": database is damaged: "))
         << r.status().message();
+    // By default it does not read every page (history at scale): the file is refused at open,
+    // or the first query that reads a damaged page fails, naming the file.
+    auto d = Database::OpenReadOnly(bad_);
+    if (d.ok()) {
+      auto runs = (*d)->RunsOfCampaign(1);
+      auto outcomes = (*d)->OutcomeCounts();
+      const Status& st = !runs.ok() ? runs.status() : outcomes.status();
+      ASSERT_FALSE(st.ok()) << "every read of the damaged file succeeded";
+      EXPECT_EQ(st.code(), Status::Code::kCorruption) << st.ToString();
+      EXPECT_NE(st.message().find(": database is damaged: "), std::string::npos) << st.message();
+      EXPECT_NE(st.message().find("bad.db"), std::string::npos) << st.message();
+    } else {
+      EXPECT_EQ(d.status().code(), Status::Code::kCorruption) << d.status().ToString();
+      EXPECT_TRUE(d.status().message().starts_with(bad_ + ": database is damaged: "))
+          << d.status().message();
+    }
     EXPECT_EQ(ReadAll(bad_), before) << "the damaged file was modified";
   }
 

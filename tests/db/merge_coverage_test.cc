@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "db/database.h"
+#include "db/schema.h"
 #include "db/merge.h"
 #include "db/triage_store.h"
 #include "db/run_columns.h"
@@ -80,7 +81,9 @@ class Raw {
       select += (select.empty() ? "" : " || ',' || ") + std::string("quote(\"") + c + "\")";
     }
     std::string out;
-    for (const auto& r : Rows("SELECT " + select + " FROM \"" + table + "\" ORDER BY rowid")) {
+    // The count tables the triggers keep (schema.h) are WITHOUT ROWID: by their key.
+    const std::string order = IsDerivedTable(table) ? "1" : "rowid";
+    for (const auto& r : Rows("SELECT " + select + " FROM \"" + table + "\" ORDER BY " + order)) {
       out += r[0] + "\n";
     }
     return out;
