@@ -43,6 +43,6 @@ for who in after before; do
   echo "$who: $lab on $file"
   cpu "history" "$lab" history --db "$file"
   cpu "history --json" "$lab" history --db "$file" --json
-  cpu "report 30 --html --junit --csv (10 000 runs)" "$lab" report 30 --db "$file" \
+  cpu "report 30 --html --junit --csv (one night)" "$lab" report 30 --db "$file" \
     --html "$out/r.html" --junit "$out/r.xml" --csv "$out/r.csv"
 done
