@@ -7,6 +7,7 @@
 #include "base/json.h"
 #include "base/text.h"
 #include "lab/wire.h"
+#include "rtl/ctte_image_abi.h"
 
 namespace ctte::lab {
 
@@ -50,6 +51,14 @@ Result<ImageManifest> ImageManifest::Load(const std::string& path) {
   s = wire::GetU64(j, "", "caps", &m.caps, /*required=*/false);
   if (s.ok()) s = wire::GetU32(j, "", "xlen", &m.xlen, /*required=*/false);
   if (s.ok()) s = wire::GetU32(j, "", "return_stack_depth", &m.return_stack_depth, false);
+  // The image ABI the build wrote (rtl/ctte_image_abi.h): an image of another ABI is refused
+  // here, before a deploy, as the loader (lab/sim/image_loader.cc) refuses its function table.
+  uint32_t abi = CTTE_IMAGE_ABI_VERSION;
+  if (s.ok()) s = wire::GetU32(j, "", "abi_version", &abi, /*required=*/false);
+  if (s.ok() && abi != CTTE_IMAGE_ABI_VERSION) {
+    s = Status::InvalidArgument("abi_version: " + std::to_string(abi) + ", this build speaks image ABI " +
+                                std::to_string(CTTE_IMAGE_ABI_VERSION) + " (rebuild the image)");
+  }
   if (s.ok()) s = wire::GetStr(j, "", "rtl_digest", &m.rtl_digest, /*required=*/false);
   if (s.ok()) s = wire::GetStr(j, "", "verilator_version", &m.verilator_version, false);
   std::string file = m.name + ".so";

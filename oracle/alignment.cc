@@ -11,7 +11,7 @@ namespace {
 struct Search {
   bool found = false;
   uint64_t pos = 0;        ///< start of the first full match (text index)
-  bool second = false;     ///< a second full match exists
+  bool second = false;     ///< a second full match may exist (set with found)
   uint64_t best_len = 0;   ///< longest prefix of the pattern found anywhere
   uint64_t best_pos = 0;   ///< where it starts
 };
@@ -29,7 +29,10 @@ std::vector<uint64_t> FailureFunction(uint64_t m, const Pattern& p) {
   return fail;
 }
 
-// KMP: the first occurrence of pat[0, m) in text[0, n), and the longest prefix seen.
+// KMP: the first occurrence of pat[0, m) in text[0, n), and the longest prefix seen. It stops
+// at the first full match: whether a second one exists is left to the backward pass (FindLast
+// between this placement and the next segment's), so a run of many segments in one window costs
+// the distance between them, not the rest of the window for each.
 Search FindFirst(const uint64_t* pat, uint64_t m, const uint64_t* text, uint64_t n) {
   Search s;
   if (m == 0) {
@@ -46,14 +49,10 @@ Search FindFirst(const uint64_t* pat, uint64_t m, const uint64_t* text, uint64_t
       s.best_pos = t + 1 - q;
     }
     if (q == m) {
-      if (!s.found) {
-        s.found = true;
-        s.pos = t + 1 - m;
-      } else {
-        s.second = true;
-        return s;
-      }
-      q = fail[q - 1];
+      s.found = true;
+      s.pos = t + 1 - m;
+      s.second = true;  // may be: FindLast decides
+      return s;
     }
   }
   return s;
@@ -251,6 +250,8 @@ void PlaceWindow(const Expected& e, const DecodedStream& d, size_t ew, size_t fi
   }
   // Backward pass: the latest placement of each floating segment that still leaves room for the
   // ones after it. Where latest == earliest the placement (and so the gaps beside it) is exact.
+  // A found segment ends at or before the next placed one's start (lower moved past it), so
+  // [ref_begin, upper) always holds its earliest match and FindLast succeeds.
   size_t end = first;
   while (end < segs.size() && segs[end].window == segs[first].window) ++end;
   uint64_t upper = win.end;

@@ -201,12 +201,13 @@ std::vector<LossEpisode> FindLossEpisodes(const Expected& e, const Observed& o,
   for (const AlignedGap& g : a.gaps) {
     if (!g.announced || g.loss_marker == kNone) continue;
     const uint64_t off = d.markers[g.loss_marker].offset;
-    for (LossEpisode& ep : out) {
-      if (ep.error_offset == off) {
-        // An ambiguous (loop) placement fixes only the window's total, not this split.
-        ep.ambiguous = g.ambiguous;
-        ep.instructions_missing = g.ambiguous ? 0 : g.ref_end - g.ref_begin;
-      }
+    // Episodes are in message order, so by increasing offset: a binary search, not a scan.
+    auto it = std::lower_bound(out.begin(), out.end(), off,
+                               [](const LossEpisode& ep, uint64_t at) { return ep.error_offset < at; });
+    for (; it != out.end() && it->error_offset == off; ++it) {
+      // An ambiguous (loop) placement fixes only the window's total, not this split.
+      it->ambiguous = g.ambiguous;
+      it->instructions_missing = g.ambiguous ? 0 : g.ref_end - g.ref_begin;
     }
   }
   return out;

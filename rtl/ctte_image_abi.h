@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define CTTE_IMAGE_ABI_VERSION 1u
+#define CTTE_IMAGE_ABI_VERSION 2u
 
 typedef struct ctte_model ctte_model;
 
@@ -40,6 +40,37 @@ typedef struct ctte_ingress {
   uint64_t cause;
   uint64_t tval;
 } ctte_ingress;
+
+/* The inputs of one fabric cycle of a batch (run_fabric_cycles): the ingress beat (valid=0:
+ * idle) and the register bus, both held for the whole cycle. */
+typedef struct ctte_cycle_in {
+  ctte_ingress beat;
+  uint8_t reg_we;
+  uint32_t reg_addr;
+  uint32_t reg_wdata;
+} ctte_cycle_in;
+
+/* The harness's clock and sink state (lab/sim/model_driver.h), advanced by run_fabric_cycles
+ * exactly as the harness's own single steps advance it. Time is in units of half a VCO period;
+ * each clock toggles every *_half units, the next toggle of either clock is one eval().
+ * At each sink rising edge the byte offered after the previous eval (sink_valid/sink_data) is
+ * taken when `ready` is 1 and appended to capture[capture_len++]; with measure_stall, a ready
+ * sink cycle with nothing offered while (reg_rdata & empty_mask) == 0 extends ready_stall. After
+ * that edge's eval, ready for the next sink cycle is ready_in[ready_pos++]. */
+typedef struct ctte_clock {
+  uint64_t fabric_half, sink_half;
+  uint64_t now, next_fab, next_sink;
+  int32_t fab_level, sink_level;
+  int32_t ready;
+  int32_t measure_stall;
+  uint32_t empty_mask;
+  const uint8_t* ready_in; /* ready decisions (0/1) for the coming sink cycles */
+  uint64_t ready_len, ready_pos;
+  uint8_t* capture;        /* bytes taken by the sink */
+  uint64_t capture_cap, capture_len;
+  uint64_t ready_stall, max_ready_stall;
+  uint64_t fabric_cycles, sink_cycles, evals;
+} ctte_clock;
 
 typedef struct ctte_image_table {
   uint32_t abi_version; /* CTTE_IMAGE_ABI_VERSION */
@@ -70,6 +101,14 @@ typedef struct ctte_image_table {
   /* FST waveform dumping. open returns 0 on success; time advances one unit per eval(). */
   int (*trace_open)(ctte_model* m, const char* fst_path);
   void (*trace_close)(ctte_model* m);
+
+  /* Batched clocking (ABI 2): for each of the n cycles, applies cycles[i], then evaluates clock
+   * toggles (as ctte_clock describes) until a fabric rising edge has been evaluated. Returns how
+   * many cycles completed: fewer than n when the model failed (failed()), or when, before a
+   * cycle, fewer than sink_half-bounded ready decisions or capture bytes are left (a fabric
+   * cycle holds at most fabric_half / sink_half + 1 sink rising edges): refill and call again. */
+  uint64_t (*run_fabric_cycles)(ctte_model* m, ctte_clock* clock, const ctte_cycle_in* cycles,
+                                uint64_t n);
 } ctte_image_table;
 
 /* The one exported symbol. */

@@ -27,7 +27,8 @@ Result<std::unique_ptr<LoadedImage>> LoadedImage::Open(const std::string& path) 
   }
   if (!t->create || !t->destroy || !t->set_reset_n || !t->set_ingress || !t->set_sink_ready ||
       !t->set_reg_bus || !t->eval || !t->sink_valid || !t->sink_data || !t->reg_rdata ||
-      !t->failed || !t->failure_message || !t->trace_open || !t->trace_close) {
+      !t->failed || !t->failure_message || !t->trace_open || !t->trace_close ||
+      !t->run_fabric_cycles) {
     return Status::InvalidArgument("image " + path + ": function table has a null entry");
   }
   return img;

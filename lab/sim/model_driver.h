@@ -9,12 +9,18 @@
 // sampled at the next fabric rising edge. The register bus idles at address 0 (trTeControl), so
 // reg_rdata() after any edge is the current trTeControl without an extra eval.
 // After every eval the model's failed() flag is checked: an RTL assertion ends the run.
-// Each eval() runs under phase::kModel (base/phase_sampler.h), so a bench can sample the share
-// of host time inside the model.
+//
+// Fabric cycles run inside the image (ABI 2, run_fabric_cycles): RunCycles() hands the image a
+// batch of per-cycle inputs, the clock state (ctte_clock) and ready decisions drawn ahead from
+// the SinkPattern (the pattern does not depend on the model), and pushes the bytes the sink took
+// into the ring; the image steps exactly as Step() below (which Reset() still uses). Each image
+// call runs under phase::kModel (base/phase_sampler.h): in a batch that includes the image's
+// own clock loop (see docs/bench.md for its share, measured with perf).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "lab/capture_ring.h"
@@ -41,25 +47,28 @@ class ModelDriver {
   /// Capture path for the sink; nullptr pattern = always ready, nullptr ring = discard.
   void AttachSink(SinkPattern* pattern, CaptureRing* ring);
 
-  void SetIngress(const ctte_ingress& beat) { t_.set_ingress(m_, &beat); }
-  void SetIdle();
-  /// Advances until one fabric rising edge has been evaluated.
-  Status FabricCycle();
-  /// Advances until one sink rising edge has been evaluated.
-  Status SinkCycle();
+  void SetIngress(const ctte_ingress& beat) { cur_.beat = beat; }
+  void SetIdle() { cur_.beat = ctte_ingress{}; }
+  /// Advances until one fabric rising edge has been evaluated (current inputs).
+  Status FabricCycle() { return RunCycles(&cur_, 1); }
+  /// Runs cycles[0, n): each one fabric cycle with its inputs; the inputs set with SetIngress
+  /// and the register bus are unchanged by it.
+  Status RunCycles(const ctte_cycle_in* cycles, uint64_t n);
   /// Register write: bus write for one fabric rising edge, then the bus idles.
   Status WriteReg(uint32_t offset, uint32_t value);
   /// Combinational register read at the current clock levels (no edge).
   Status ReadReg(uint32_t offset, uint32_t* value);
   /// trTeControl as of the last eval (the bus idles at offset 0).
   uint32_t control_now() { return t_.reg_rdata(m_); }
+  /// The inputs of an idle fabric cycle (idle ingress, bus idle at trTeControl).
+  static ctte_cycle_in IdleCycle();
 
-  uint64_t fabric_cycles() const { return fabric_cycles_; }
-  uint64_t sink_cycles() const { return sink_cycles_; }
-  uint64_t time_units() const { return now_; }
-  uint64_t evals() const { return evals_; }
+  uint64_t fabric_cycles() const { return c_.fabric_cycles; }
+  uint64_t sink_cycles() const { return c_.sink_cycles; }
+  uint64_t time_units() const { return c_.now; }
+  uint64_t evals() const { return c_.evals; }
   /// Longest run of sink cycles (since AttachSink) with ready=1, trTeEmpty=0 and no byte offered.
-  uint64_t max_ready_stall() const { return max_ready_stall_; }
+  uint64_t max_ready_stall() const { return c_.max_ready_stall; }
 
  private:
   /// One eval step to the next clock toggle; sets *fabric_rose / *sink_rose.
@@ -70,26 +79,21 @@ class ModelDriver {
   }
   Status FailedStatus();
   void Eval();
-  void SetReady(int ready) {
-    if (ready != ready_) {
-      ready_ = ready;
-      t_.set_sink_ready(m_, ready_);
-    }
-  }
+  /// Ready decisions left unread in ready_; draws more when fewer than `need` are left.
+  void RefillReady(uint64_t need);
+  /// Moves the bytes the sink took into the ring.
+  void DrainCapture();
 
   const ctte_image_table& t_;
   Options o_;
   ctte_model* m_ = nullptr;
   bool tracing_ = false;
-  uint64_t now_ = 0;
-  uint64_t next_fab_ = 0, next_sink_ = 0;
-  int fab_level_ = 0, sink_level_ = 0;
-  int ready_ = 1;
+  ctte_clock c_{};
+  ctte_cycle_in cur_{};  ///< inputs of FabricCycle(): the ingress set last, the bus idle
+  std::vector<uint8_t> ready_;    ///< ready decisions drawn ahead (c_.ready_in)
+  std::vector<uint8_t> capture_;  ///< bytes the sink took, not yet in the ring (c_.capture)
   SinkPattern* pattern_ = nullptr;
   CaptureRing* ring_ = nullptr;
-  uint64_t fabric_cycles_ = 0, sink_cycles_ = 0, evals_ = 0;
-  bool measure_stall_ = false;
-  uint64_t ready_stall_ = 0, max_ready_stall_ = 0;
 };
 
 }  // namespace ctte::lab

@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include <atomic>
 #include <chrono>
@@ -42,6 +43,8 @@ namespace ctte::lab {
 namespace {
 // Fabric cycles between the stop write and the first trTeEmpty sample.
 constexpr int kEmptyPollLatency = 4;
+// Fabric cycles handed to the image per call in the beat loop.
+constexpr size_t kBatchCycles = 1024;
 
 double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -303,10 +306,27 @@ Result<Capture> SimBoard::RunProgram(const oracle::ProgramImage& program, const 
   }
   CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeControl, control()));
 
+  // The core does not wait for the encoder, so the ISS runs ahead: its beats, the stall
+  // pattern's idle cycles and the window edges' register writes become a batch of fabric-cycle
+  // inputs that the image clocks in one call (ModelDriver::RunCycles).
   Rng stall(plan.stall.seed);
   size_t next_edge = 0;
   uint64_t beat_index = 0;
   oracle::Retired r;
+  const ctte_cycle_in idle = ModelDriver::IdleCycle();
+  std::vector<ctte_cycle_in> batch;
+  batch.reserve(kBatchCycles + 64);
+  const auto write_control = [&] {
+    ctte_cycle_in w = idle;
+    w.reg_we = 1;
+    w.reg_wdata = control();
+    batch.push_back(w);
+  };
+  const auto flush = [&] {
+    Status st = d.RunCycles(batch.data(), batch.size());
+    batch.clear();
+    return st;
+  };
   for (;;) {
     bool more;
     {
@@ -316,29 +336,27 @@ Result<Capture> SimBoard::RunProgram(const oracle::ProgramImage& program, const 
     if (!more) break;
     while (next_edge < edges.size() && edges[next_edge].before_beat <= beat_index) {
       tracing = edges[next_edge++].open;
-      CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeControl, control()));
+      write_control();
     }
-    while (!stall.Chance(plan.stall.ipc_num, plan.stall.ipc_den)) {
-      CTTE_RETURN_IF_ERROR(d.FabricCycle());
-    }
-    ctte_ingress in{};
-    in.valid = 1;
-    in.itype = static_cast<uint8_t>(r.itype);
-    in.iretire = r.iretire();
-    in.ilastsize = r.size == 4 ? 1 : 0;
-    in.priv = r.priv;
-    in.iaddr = r.pc;
-    in.cause = r.cause;
-    in.tval = r.tval;
-    d.SetIngress(in);
-    CTTE_RETURN_IF_ERROR(d.FabricCycle());
-    d.SetIdle();
+    while (!stall.Chance(plan.stall.ipc_num, plan.stall.ipc_den)) batch.push_back(idle);
+    ctte_cycle_in in = idle;
+    in.beat.valid = 1;
+    in.beat.itype = static_cast<uint8_t>(r.itype);
+    in.beat.iretire = r.iretire();
+    in.beat.ilastsize = r.size == 4 ? 1 : 0;
+    in.beat.priv = r.priv;
+    in.beat.iaddr = r.pc;
+    in.beat.cause = r.cause;
+    in.beat.tval = r.tval;
+    batch.push_back(in);
     ++beat_index;
+    if (batch.size() >= kBatchCycles) CTTE_RETURN_IF_ERROR(flush());
   }
   while (next_edge < edges.size()) {
     tracing = edges[next_edge++].open;
-    CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeControl, control()));
+    write_control();
   }
+  CTTE_RETURN_IF_ERROR(flush());
   if (plan.stop_at_end) {
     CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeControl, reg::kActive | config));
   }

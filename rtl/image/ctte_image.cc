@@ -106,15 +106,74 @@ void SetRegBus(ctte_model* m, int we, uint32_t addr, uint32_t wdata) {
   m->top->reg_wdata = wdata;
 }
 
-void Eval(ctte_model* m, int fabric_clk, int sink_clk) {
+// One eval at the given clock levels; the caller has set g_evaluating and the context.
+inline void EvalIn(ctte_model* m, int fabric_clk, int sink_clk) {
   m->top->clk_fabric = fabric_clk ? 1 : 0;
   m->top->clk_sink = sink_clk ? 1 : 0;
-  g_evaluating = m;
-  Enter(m);
   m->top->eval();
-  g_evaluating = nullptr;
   m->context->time(++m->time);
   if (m->fst) m->fst->dump(m->time);
+}
+
+void Eval(ctte_model* m, int fabric_clk, int sink_clk) {
+  g_evaluating = m;
+  Enter(m);
+  EvalIn(m, fabric_clk, sink_clk);
+  g_evaluating = nullptr;
+}
+
+// The clock steps of lab/sim/model_driver.cc (ModelDriver::Step), n fabric cycles per call.
+uint64_t RunFabricCycles(ctte_model* m, ctte_clock* c, const ctte_cycle_in* cycles, uint64_t n) {
+  Vctte_encoder& t = *m->top;
+  const uint64_t per_cycle = c->fabric_half / c->sink_half + 1;  // sink rises per fabric cycle
+  g_evaluating = m;
+  Enter(m);
+  uint64_t done = 0;
+  for (; done < n && !m->failed; ++done) {
+    if (c->ready_len - c->ready_pos < per_cycle || c->capture_cap - c->capture_len < per_cycle) {
+      break;
+    }
+    const ctte_cycle_in& in = cycles[done];
+    SetIngress(m, &in.beat);
+    SetRegBus(m, in.reg_we, in.reg_addr, in.reg_wdata);
+    bool fabric_rose = false;
+    do {
+      c->now = c->next_fab < c->next_sink ? c->next_fab : c->next_sink;
+      fabric_rose = false;
+      bool sink_rose = false;
+      if (c->next_fab == c->now) {
+        c->fab_level ^= 1;
+        fabric_rose = c->fab_level == 1;
+        c->next_fab += c->fabric_half;
+      }
+      if (c->next_sink == c->now) {
+        c->sink_level ^= 1;
+        sink_rose = c->sink_level == 1;
+        c->next_sink += c->sink_half;
+        const bool offered = t.sink_valid != 0;
+        if (sink_rose && c->ready && offered) c->capture[c->capture_len++] = t.sink_data;
+        if (sink_rose && c->measure_stall) {
+          if (c->ready && !offered && !(t.reg_rdata & c->empty_mask)) {
+            if (++c->ready_stall > c->max_ready_stall) c->max_ready_stall = c->ready_stall;
+          } else {
+            c->ready_stall = 0;
+          }
+        }
+      }
+      EvalIn(m, c->fab_level, c->sink_level);
+      ++c->evals;
+      if (fabric_rose) ++c->fabric_cycles;
+      if (sink_rose) {
+        ++c->sink_cycles;
+        c->ready = c->ready_in[c->ready_pos++] ? 1 : 0;
+        t.sink_ready = c->ready ? 1 : 0;
+      }
+      if (m->failed) break;
+    } while (!fabric_rose);
+    if (m->failed) break;  // this cycle did not complete
+  }
+  g_evaluating = nullptr;
+  return done;
 }
 
 int SinkValid(ctte_model* m) { return m->top->sink_valid; }
@@ -161,6 +220,7 @@ const ctte_image_table kTable = {
     &FailureMessage,
     &TraceOpen,
     &TraceClose,
+    &RunFabricCycles,
 };
 
 }  // namespace

@@ -74,9 +74,45 @@ const char* FailureMessage(ctte_model* m) {
 int TraceOpen(ctte_model*, const char*) { return -1; }
 void TraceClose(ctte_model*) {}
 
+// The clock steps of the ABI (the fake never offers a byte, so the sink only counts cycles).
+uint64_t RunFabricCycles(ctte_model* m, ctte_clock* c, const ctte_cycle_in* cycles, uint64_t n) {
+  const uint64_t per_cycle = c->fabric_half / c->sink_half + 1;
+  uint64_t done = 0;
+  for (; done < n && !m->failed; ++done) {
+    if (c->ready_len - c->ready_pos < per_cycle) break;
+    SetRegBus(m, cycles[done].reg_we, cycles[done].reg_addr, cycles[done].reg_wdata);
+    bool fabric_rose = false;
+    do {
+      c->now = c->next_fab < c->next_sink ? c->next_fab : c->next_sink;
+      fabric_rose = false;
+      bool sink_rose = false;
+      if (c->next_fab == c->now) {
+        c->fab_level ^= 1;
+        fabric_rose = c->fab_level == 1;
+        c->next_fab += c->fabric_half;
+      }
+      if (c->next_sink == c->now) {
+        c->sink_level ^= 1;
+        sink_rose = c->sink_level == 1;
+        c->next_sink += c->sink_half;
+      }
+      Eval(m, c->fab_level, c->sink_level);
+      ++c->evals;
+      if (fabric_rose) ++c->fabric_cycles;
+      if (sink_rose) {
+        ++c->sink_cycles;
+        c->ready = c->ready_in[c->ready_pos++];
+      }
+      if (m->failed) return done;
+    } while (!fabric_rose);
+  }
+  return done;
+}
+
 const ctte_image_table kTable = {
     FAKE_IMAGE_ABI, "fake", Create, Destroy, SetResetN, SetIngress, SetSinkReady, SetRegBus,
-    Eval, SinkValid, SinkData, RegRdata, Failed, FailureMessage, TraceOpen, TraceClose};
+    Eval, SinkValid, SinkData, RegRdata, Failed, FailureMessage, TraceOpen, TraceClose,
+    RunFabricCycles};
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const ctte_image_table* ctte_image_get(void) {

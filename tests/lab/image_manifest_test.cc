@@ -2,6 +2,7 @@
 // and the key for what would otherwise silently weaken a check (an fmax of 0 switches the closure
 // gate off).
 #include "lab/image_manifest.h"
+#include "rtl/ctte_image_abi.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +19,8 @@ std::string Manifest(const std::string& fmax, const std::string& xlen = "64") {
                   "\", \"build_id\": \"0x0123456789abcdef\", \"profile\": \"slim\", "
                   "\"profile_id\": 1, \"caps\": 127, \"xlen\": " + xlen;
   if (!fmax.empty()) m += ", \"fmax_mhz\": " + fmax;
-  return m + ", \"log2_qdepth\": 4, \"log2_fifo_depth\": 4, \"mutant\": 0, \"abi_version\": 1, "
+  return m + ", \"log2_qdepth\": 4, \"log2_fifo_depth\": 4, \"mutant\": 0, \"abi_version\": " +
+             std::to_string(CTTE_IMAGE_ABI_VERSION) + ", "
              "\"rtl_digest\": \"" + std::string(64, 'b') +
              "\", \"verilator_version\": \"Verilator 5.006\"}";
 }
@@ -52,6 +54,14 @@ void ExpectRejected(const std::string& text, const std::string& key) {
   EXPECT_EQ(m.status().code(), Status::Code::kInvalidArgument);
   EXPECT_NE(m.status().message().find(path + ": " + key + ": "), std::string::npos)
       << m.status().ToString();
+}
+
+TEST(ImageManifestTest, AnotherImageAbiIsAnError_bad) {
+  std::string m = Manifest("94.4");
+  const std::string ours = "\"abi_version\": " + std::to_string(CTTE_IMAGE_ABI_VERSION);
+  ASSERT_NE(m.find(ours), std::string::npos);
+  m.replace(m.find(ours), ours.size(), "\"abi_version\": 1");
+  ExpectRejected(m, "abi_version");
 }
 
 TEST(ImageManifestTest, MissingZeroNegativeOrNonNumericFmaxIsAnError_bad) {
