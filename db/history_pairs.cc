@@ -13,9 +13,11 @@ using internal::Statement;
 
 namespace {
 
-constexpr std::array<const char*, 9> kFactors = {
+// "features" is absent from the configs of campaigns without a features axis: such runs count
+// for the other factors only (an empty value is skipped).
+constexpr std::array<const char*, 10> kFactors = {
     "image", "overflow_regime", "backpressure", "mode", "sync",
-    "workload", "window", "interrupts", "fabric_mhz"};
+    "workload", "window", "interrupts", "fabric_mhz", "features"};
 
 // Judged draws (database.h's predicate, as in queries.cc): original, green or red, no control.
 constexpr const char* kJudgedDraw =
@@ -41,7 +43,8 @@ Result<std::vector<PairRate>> TriageStore::PairRates(const Database& db,
                   "CAST(json_extract(r.config_json, '$.axes.workload') AS TEXT), "
                   "CAST(json_extract(r.config_json, '$.axes.window') AS TEXT), "
                   "CAST(json_extract(r.config_json, '$.axes.interrupts') AS TEXT), "
-                  "CAST(json_extract(r.config_json, '$.axes.fabric_mhz') AS TEXT), r.status "
+                  "CAST(json_extract(r.config_json, '$.axes.fabric_mhz') AS TEXT), "
+                  "CAST(json_extract(r.config_json, '$.axes.features') AS TEXT), r.status "
                   "FROM runs r JOIN campaigns c ON c.id = r.campaign_id "
                   "WHERE (?1 = '' OR c.name = ?1) AND (?2 = 0 OR c.id = ?2) AND ") +
       kJudgedDraw;
@@ -53,7 +56,7 @@ Result<std::vector<PairRate>> TriageStore::PairRates(const Database& db,
   std::map<Key1, Tally> single;
   std::map<Key2, Tally> pair;
   CTTE_RETURN_IF_ERROR(s.ForEachRow([&]() -> Status {
-    const bool red = s.Text(9) == "red";
+    const bool red = s.Text(static_cast<int>(kFactors.size())) == "red";
     std::array<std::string, kFactors.size()> v;
     for (size_t i = 0; i < kFactors.size(); ++i) v[i] = s.Text(static_cast<int>(i));
     for (size_t i = 0; i < kFactors.size(); ++i) {

@@ -64,6 +64,17 @@ Result<ImageManifest> ImageManifest::Load(const std::string& path) {
   std::string file = m.name + ".so";
   if (s.ok()) s = wire::GetStr(j, "", "image", &file, /*required=*/false);
   if (!s.ok()) return err(s);
+  if (j.contains("features")) {
+    const Json& f = j["features"];
+    if (!f.is_array()) return err(Status::InvalidArgument("features: expected an array of names"));
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (!f[i].is_string()) {
+        return err(Status::InvalidArgument("features[" + std::to_string(i) +
+                                           "]: expected a feature name (string)"));
+      }
+      m.features.push_back(f[i].get<std::string>());
+    }
+  }
   // The closure gate compares the fabric clock with fmax, so an fmax that is absent, not a
   // number, zero or negative would silently switch the gate off: it is an error.
   if (!j.contains("fmax_mhz")) return err(Status::InvalidArgument("fmax_mhz: missing"));

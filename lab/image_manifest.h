@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "lab/board.h"
@@ -21,6 +22,9 @@ struct ImageManifest {
   /// Implicit-return stack depth compiled into the image ("return_stack_depth"; 0 = absent,
   /// docs/encoder-behaviour.md section 11).
   uint32_t return_stack_depth = 0;
+  /// The compiled optional features by their `--features` names ("features", e.g.
+  /// ["implicit-return"]; empty when absent). The campaign features axis is clamped to these.
+  std::vector<std::string> features;
   uint32_t xlen = 0;
   double fmax_mhz = 0;         ///< declared fmax (closure gate); > 0 once loaded
   std::string rtl_digest;
@@ -34,7 +38,7 @@ struct ImageManifest {
   /// Loads and validates the keys rtl/cmake/write_manifest.cmake writes (docs/rtl.md); errors
   /// name the file and the key. Required: name, sha256 (64 hex digits), build_id, and fmax_mhz
   /// > 0 (it arms the closure gate). Optional, but an error when wrongly typed: caps, xlen,
-  /// return_stack_depth (unsigned integers), rtl_digest, verilator_version, image (strings;
+  /// return_stack_depth (unsigned integers), features (an array of strings), rtl_digest, verilator_version, image (strings;
   /// image defaults to "<name>.so"), registers (an object of register name -> offset, "0x..."
   /// or an unsigned integer below 2^32). Other keys are ignored.
   static Result<ImageManifest> Load(const std::string& path);

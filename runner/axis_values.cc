@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "base/text.h"
+#include "runner/features_axis.h"
 #include "runner/run_config.h"
 
 namespace ctte::runner::internal {
@@ -130,6 +131,7 @@ const std::vector<AxisDef>& AxisDefs() {
        EnumChecker({"loop", "calls", "ptrchase", "sort", "switch", "traps", "random"})},
       {"window", "full", EnumChecker({"full", "late_start", "pause_resume", "early_stop"})},
       {"interrupts", "none", EnumChecker({"none", "sparse", "storm"})},
+      {"features", "none", CheckFeaturesValue},
       {"fabric_mhz", "", CheckMhzValue},
   };
   return defs;

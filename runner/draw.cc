@@ -5,6 +5,8 @@
 //   twin   = i odd and Rng(DeriveSeed(seed_i, "twin")).Chance(ppm, 10^6): run i repeats run i-1
 //   each axis A: value = A.values[Rng(DeriveSeed(seed_i, A)).Weighted(weights)]
 //   image:       same with the stream "image"
+//   features:    same with the stream "features", unless the axis is just "none"; the image's
+//                capabilities play no part (the clamp to them is PrepareRun's, see plan.h)
 //   schedules:   interrupt indices from "interrupt_schedule", window edges from "window_edges"
 //   board seeds: DeriveSeed(seed_i, "stall" | "sink" | "program")
 // Every draw has its own named sub-stream, so changing one axis never moves another.
@@ -99,6 +101,12 @@ RunConfig Draw(const CampaignSpec& spec, uint64_t index) {
   c.workload = DrawValue(spec.axis("workload").values, c.seed, "workload");
   c.window = DrawValue(spec.axis("window").values, c.seed, "window");
   c.interrupts = DrawValue(spec.axis("interrupts").values, c.seed, "interrupts");
+  // A spec without a features axis (or with only "none") draws nothing here and leaves
+  // features empty, so its configs carry no "features" key: the JSON they always were.
+  const std::vector<WeightedValue>& features = spec.axis("features").values;
+  if (!(features.size() == 1 && features[0].value == AxisDefault("features"))) {
+    c.features = DrawValue(features, c.seed, "features");
+  }
   c.fabric_mhz = static_cast<uint32_t>(
       std::stoul(DrawValue(spec.axis("fabric_mhz").values, c.seed, "fabric_mhz")));
 

@@ -13,6 +13,7 @@
 #include "oracle/iss.h"
 #include "oracle/program_gen.h"
 #include "regmap/registers.h"
+#include "runner/features_axis.h"
 
 namespace ctte::runner {
 namespace {
@@ -169,7 +170,10 @@ Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& optio
   lab::RunPlan& p = r.plan;
   p.workload_elf = r.workload_path;
   CTTE_RETURN_IF_ERROR(PlanEncoder(config, &p.encoder));
-  Result<oracle::FeatureSet> features = PlanFeatures(config, r.manifest);
+  if (options.clamp_features && !config.features.empty()) {
+    r.config.features = ClampFeatures(config.features, r.manifest);
+  }
+  Result<oracle::FeatureSet> features = PlanFeatures(r.config, r.manifest);
   if (!features.ok()) return features.status();
   if (features->implicit_return_depth > 0) p.encoder.inst_features |= reg::kFeatEnImplicitReturn;
   p.iss.max_instructions = options.max_instructions;

@@ -46,6 +46,11 @@ struct PlanOptions {
   /// False: plan only, no reference (PreparedRun::expected stays empty). Only for configs
   /// without window edges (`ctte-lab capture`); InvalidArgument otherwise.
   bool build_reference = true;
+  /// Campaign runs (soak, its controls, bisect legs): config.features, as drawn, is first
+  /// clamped to the features the image compiles (ClampFeatures, runner/features_axis.h), and the
+  /// clamped set is what PreparedRun::config records. Off (`run`, `replay`): a feature the
+  /// image lacks is an InvalidArgument.
+  bool clamp_features = false;
 };
 
 /// A run ready for a board: the plan (window edges as beat indices) and the reference.

@@ -9,6 +9,7 @@
 
 #include "base/json.h"
 #include "base/text.h"
+#include "oracle/features.h"
 
 namespace ctte::runner {
 namespace {
@@ -197,7 +198,7 @@ std::string RunConfigToJson(const RunConfig& c, int indent) {
   axes["workload"] = c.workload;
   axes["window"] = c.window;
   axes["interrupts"] = c.interrupts;
-  if (!c.features.empty() && c.features != "none") axes["features"] = c.features;
+  if (!c.features.empty()) axes["features"] = c.features;
   axes["fabric_mhz"] = std::to_string(c.fabric_mhz);
   j["axes"] = axes;
   j["fabric_hz"] = c.fabric_hz;
@@ -249,6 +250,11 @@ Result<RunConfig> RunConfigFromJson(std::string_view json_text) {
     r.String(*axes, "$.axes", "interrupts", &c.interrupts);
     if (axes->is_object() && axes->contains("features")) {
       r.String(*axes, "$.axes", "features", &c.features);
+      // The grammar only (names, depths); whether the image compiles them is PrepareRun's.
+      if (r.error().empty()) {
+        Result<oracle::FeatureSet> f = oracle::ParseFeatures(c.features, "feature");
+        if (!f.ok()) r.Fail("$.axes.features", f.status().message());
+      }
     }
     std::string mhz;
     r.String(*axes, "$.axes", "fabric_mhz", &mhz);

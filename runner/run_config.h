@@ -70,8 +70,9 @@ struct RunConfig {
   std::string window;
   std::string interrupts;
   /// Optional compression features (`--features` grammar, docs/encoder-behaviour.md section
-  /// 11): "" or "none" = all off. In the JSON only when not off, so that features-off configs
-  /// are the JSON they always were.
+  /// 11): "" or "none" = all off. In the JSON only when not empty ("" when the campaign has no
+  /// features axis, or the CLI gave none), so that features-off configs are the JSON they
+  /// always were; a campaign that crosses the axis records "none" too.
   std::string features;
   uint32_t fabric_mhz = 0;
 

@@ -29,6 +29,7 @@
 #include "runner/artifacts.h"
 #include "runner/campaign_spec.h"
 #include "runner/draw.h"
+#include "runner/features_axis.h"
 #include "runner/scheduler.h"
 #include "runner/soak_boards.h"
 #include "runner/soak_worker.h"
@@ -70,6 +71,13 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   // The spec's own ELFs ($.workloads) become plan lookups of this soak's workers and controls.
   SoakOptions local = options;
   for (const UserWorkload& w : spec.workloads) local.execute.user_workloads[w.name] = w.path;
+  // Drawn feature sets are clamped to the drawn image's compiled features (runner/plan.h); a
+  // control that fixes features its image lacks is refused before anything runs.
+  local.execute.clamp_features = true;
+  if (Status st = CheckControlFeatures(spec, local.execute.image_dir, local.execute.manifest_path);
+      !st.ok()) {
+    return Status::InvalidArgument(options.spec_path + ": " + st.message());
+  }
   if (options.runs) {
     if (*options.runs == 0) return Status::InvalidArgument("--runs must be at least 1");
     spec.runs = options.runs;

@@ -123,7 +123,9 @@ Json LegJson(const Leg& l) {
 }
 
 BatchExecutor PoolExecutor(const BoardPoolOptions& pool) {
-  return [pool](const std::vector<RunConfig>& configs) { return RunBatch(pool, configs); };
+  BoardPoolOptions p = pool;
+  p.execute.clamp_features = true;  // a spec baseline's features, as drawn (runner/plan.h)
+  return [p](const std::vector<RunConfig>& configs) { return RunBatch(p, configs); };
 }
 
 }  // namespace

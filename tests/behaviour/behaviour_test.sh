@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# No behaviour change: the smoke campaign and 200 nightly runs give, index for index, the same
-# seed, config, stream SHA-256 and status as the recording in golden/ (scripts/behaviour-record).
+# No behaviour change: the smoke campaign, 200 runs of the frozen 2026-12-01 nightly spec
+# (specs/nightly-2026-12-01.json) and 200 runs of today's nightly (crossing the features axis)
+# give, index for index, the same seed, config, stream SHA-256 and status as the recordings in
+# golden/ (scripts/behaviour-record).
 # Usage: behaviour_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$1 build=$2
@@ -8,7 +10,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 BUILD_DIR=$build "$src/scripts/behaviour-record" "$out"
 fail=0
-for f in smoke nightly200; do
+for f in smoke nightly200 nightly-features200; do
   if ! cmp -s "$src/tests/behaviour/golden/$f.tsv" "$out/$f.tsv"; then
     fail=1
     echo "FAIL: $f differs from tests/behaviour/golden/$f.tsv (index seed config stream status):"

@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace ctte::lab {
 namespace {
@@ -99,6 +100,24 @@ TEST(ImageManifestTest, MalformedRegisterMapIsAnError_bad) {
     Result<ImageManifest> m = ImageManifest::Load(path);
     ASSERT_FALSE(m.ok()) << bad;
     EXPECT_NE(m.status().message().find("registers"), std::string::npos) << m.status().ToString();
+  }
+}
+
+// The compiled optional features (the campaign features axis is clamped to them).
+TEST(ImageManifestTest, ReadsTheCompiledFeatures) {
+  EXPECT_TRUE(ImageManifest::Load(Write(Manifest("94.4")))->features.empty());
+  std::string text = Manifest("94.4");
+  text.insert(text.size() - 1, ", \"features\": [\"implicit-return\", \"repeated-history\"]");
+  Result<ImageManifest> m = ImageManifest::Load(Write(text));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->features, (std::vector<std::string>{"implicit-return", "repeated-history"}));
+}
+
+TEST(ImageManifestTest, MalformedFeaturesAreAnError_bad) {
+  for (const char* bad : {"\"implicit-return\"", "[3]", "{}"}) {
+    std::string text = Manifest("94.4");
+    text.insert(text.size() - 1, std::string(", \"features\": ") + bad);
+    ExpectRejected(text, bad[0] == '[' ? "features[0]" : "features");
   }
 }
 
