@@ -49,6 +49,9 @@ Result<ImageManifest> ImageManifest::Load(const std::string& path) {
   }
   s = wire::GetU64(j, "", "caps", &m.caps, /*required=*/false);
   if (s.ok()) s = wire::GetU32(j, "", "xlen", &m.xlen, /*required=*/false);
+  if (s.ok() && j.contains("xlen") && m.xlen != 32 && m.xlen != 64) {
+    s = Status::InvalidArgument("xlen: expected 32 or 64, got " + std::to_string(m.xlen));
+  }
   if (s.ok()) s = wire::GetU32(j, "", "return_stack_depth", &m.return_stack_depth, false);
   if (s.ok()) s = wire::GetStr(j, "", "rtl_digest", &m.rtl_digest, /*required=*/false);
   if (s.ok()) s = wire::GetStr(j, "", "verilator_version", &m.verilator_version, false);

@@ -21,6 +21,8 @@ struct ImageManifest {
   /// Implicit-return stack depth compiled into the image ("return_stack_depth"; 0 = absent,
   /// docs/encoder-behaviour.md section 11).
   uint32_t return_stack_depth = 0;
+  /// The encoder's address width ("xlen": 32 or 64, ctteProfile.Xlen); 0 when the manifest
+  /// gives none (taken as 64, runner/workload_xlen.h).
   uint32_t xlen = 0;
   double fmax_mhz = 0;         ///< declared fmax (closure gate); > 0 once loaded
   std::string rtl_digest;
@@ -33,7 +35,7 @@ struct ImageManifest {
 
   /// Loads and validates the keys rtl/cmake/write_manifest.cmake writes (docs/rtl.md); errors
   /// name the file and the key. Required: name, sha256 (64 hex digits), build_id, and fmax_mhz
-  /// > 0 (it arms the closure gate). Optional, but an error when wrongly typed: caps, xlen,
+  /// > 0 (it arms the closure gate). Optional, but an error when wrongly typed: xlen (32 or 64), caps,
   /// return_stack_depth (unsigned integers), rtl_digest, verilator_version, image (strings;
   /// image defaults to "<name>.so"), registers (an object of register name -> offset, "0x..."
   /// or an unsigned integer below 2^32). Other keys are ignored.
