@@ -57,7 +57,7 @@ class Reconstructor::InsnCache {
   static constexpr int kPageBits = 12;
   static constexpr uint64_t kSlots = (1u << kPageBits) / 2;
 
-  explicit InsnCache(const ProgramImage& image) : image_(image) {}
+  InsnCache(const ProgramImage& image, Xlen xlen) : image_(image), xlen_(xlen) {}
 
   const Decoded& Get(uint64_t pc) {
     const uint64_t page = pc >> kPageBits;
@@ -88,7 +88,7 @@ class Reconstructor::InsnCache {
       d->kind = kUnmapped;
       return;
     }
-    const InsnInfo info = DecodeInsn(raw);
+    const InsnInfo info = DecodeInsn(raw, xlen_);  // c.jal on RV32 is c.addiw on RV64
     d->size = info.size;
     d->offset = static_cast<int32_t>(info.offset);
     d->itype = static_cast<uint8_t>(info.itype);
@@ -103,6 +103,7 @@ class Reconstructor::InsnCache {
   }
 
   const ProgramImage& image_;
+  Xlen xlen_;
   std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
   uint64_t last_page_ = ~0ULL;
   Page* last_ = nullptr;
@@ -114,7 +115,7 @@ Reconstructor::Reconstructor(const ProgramImage& image, ReconstructOptions optio
     : image_(image),
       options_(options),
       sink_(sink),
-      cache_(std::make_unique<InsnCache>(image)),
+      cache_(std::make_unique<InsnCache>(image, options.xlen == 32 ? Xlen::k32 : Xlen::k64)),
       mode_(options.mode) {
   hist_.reserve(64);
   ras_cap_ = options.implicit_return_depth < 32 ? options.implicit_return_depth : 32;

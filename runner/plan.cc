@@ -45,11 +45,14 @@ Result<std::string> ResolveWorkload(const RunConfig& c, const PlanOptions& o, ui
   }
   if (c.workload == "random") {
     const std::string dir = o.scratch_dir.empty() ? std::string("/tmp") : o.scratch_dir;
+    // A program of the image's width (the RV64 cache name is that of before).
     const std::string path = dir + "/ctte-random-" + oracle::kProgramGenVersion + "-" +
-                             SeedHex(c.program_seed) + ".elf";
+                             SeedHex(c.program_seed) + (xlen == 32 ? "-rv32" : "") + ".elf";
     if (!FileExists(path)) {
-      const oracle::GeneratedProgram p = oracle::GenerateProgram(c.program_seed, {});
-      CTTE_RETURN_IF_ERROR(oracle::WriteElf(path, p.entry, p.segments, p.symbols));
+      oracle::ProgramGenOptions go;
+      go.xlen = xlen == 32 ? oracle::Xlen::k32 : oracle::Xlen::k64;
+      const oracle::GeneratedProgram p = oracle::GenerateProgram(c.program_seed, go);
+      CTTE_RETURN_IF_ERROR(oracle::WriteElf(path, p.entry, p.segments, p.symbols, p.xlen));
     }
     return path;
   }

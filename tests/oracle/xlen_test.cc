@@ -176,6 +176,27 @@ TEST(XlenTest, Rv32StreamEqualsRv64StreamBelow2To31) {
   }
 }
 
+// 0x80000000 c.jal +4 (RV32 only; c.addiw on RV64) / 0x80000002 c.j . / 0x80000004 c.jr ra: the
+// decoder decodes instructions of its XLEN.
+TEST(XlenTest, Rv32DecoderWalksRv32OnlyCompressedInstructions) {
+  std::vector<uint8_t> code;
+  Put16(&code, 0x2011);  // c.jal +4
+  Put16(&code, kCjSelf);
+  Put16(&code, 0x8082);  // c.jr ra
+  const ProgramImage image =
+      ProgramImage::FromSegments(0x80000000, {Seg(0x80000000, code)}, {}, Xlen::k32);
+  const std::vector<Retired> beats = {Beat(0x80000000, 2, IType::kDirectCall),
+                                      Beat(0x80000004, 2, IType::kReturn),
+                                      Beat(0x80000002, 2, IType::kDirectJump)};
+  EncoderConfig c;
+  c.xlen = 32;
+  const std::vector<uint8_t> bytes = Encode(beats, c);
+  const CollectingSink rv32 = Decode(bytes, image, 32);
+  EXPECT_EQ(rv32.pcs_, Pcs(beats));
+  EXPECT_TRUE(Errors(rv32).empty());
+  EXPECT_FALSE(Errors(Decode(bytes, image, 64)).empty());  // read as c.addiw: no jump
+}
+
 TEST(XlenTest, FaddrWiderThanXlenIsADecodeError_bad) {
   const ProgramImage image = WrapImage();
   std::vector<uint8_t> bytes;
