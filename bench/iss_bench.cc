@@ -1,5 +1,5 @@
 // ISS speed: retired instructions per second on each cross-compiled workload (counter
-// "insn/s"), plus one generated program. Run: build/bench/iss_bench.
+// "insn/s"), plus one generated program; RV32 builds of two workloads and an RV32 generated one. Run: build/bench/iss_bench.
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
@@ -44,9 +44,10 @@ void BM_Workload(benchmark::State& state, const std::string& name, uint64_t inte
   RunImage(state, *image, opts);
 }
 
-void BM_Generated(benchmark::State& state) {
+void BM_Generated(benchmark::State& state, ctte::oracle::Xlen xlen) {
   ctte::oracle::ProgramGenOptions o;
   o.max_dynamic = 500'000;
+  o.xlen = xlen;
   const ProgramImage image = ctte::oracle::GenerateProgram(7, o).ToImage();
   RunImage(state, image, {});
 }
@@ -59,7 +60,13 @@ BENCHMARK_CAPTURE(BM_Workload, ptrchase, std::string("ptrchase"), 0)->Unit(bench
 BENCHMARK_CAPTURE(BM_Workload, sort, std::string("sort"), 0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Workload, switch, std::string("switch"), 0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Workload, traps, std::string("traps"), 0)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Generated)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Generated, rv64, ctte::oracle::Xlen::k64)->Unit(benchmark::kMillisecond);
+// The RV32 core (issue #16): the same interpreter instantiated for 32-bit registers.
+BENCHMARK_CAPTURE(BM_Workload, loop_rv32, std::string("loop-rv32"), 0)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Workload, sort_rv32, std::string("sort-rv32"), 0)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Generated, rv32, ctte::oracle::Xlen::k32)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -50,6 +50,9 @@ Result<ImageManifest> ImageManifest::Load(const std::string& path) {
   }
   s = wire::GetU64(j, "", "caps", &m.caps, /*required=*/false);
   if (s.ok()) s = wire::GetU32(j, "", "xlen", &m.xlen, /*required=*/false);
+  if (s.ok() && j.contains("xlen") && m.xlen != 32 && m.xlen != 64) {
+    s = Status::InvalidArgument("xlen: expected 32 or 64, got " + std::to_string(m.xlen));
+  }
   if (s.ok()) s = wire::GetU32(j, "", "return_stack_depth", &m.return_stack_depth, false);
   // The image ABI the build wrote (rtl/ctte_image_abi.h): an image of another ABI is refused
   // here, before a deploy, as the loader (lab/sim/image_loader.cc) refuses its function table.

@@ -25,6 +25,8 @@ struct ImageManifest {
   /// The compiled optional features by their `--features` names ("features", e.g.
   /// ["implicit-return"]; empty when absent). The campaign features axis is clamped to these.
   std::vector<std::string> features;
+  /// The encoder's address width ("xlen": 32 or 64, ctteProfile.Xlen); 0 when the manifest
+  /// gives none (taken as 64, runner/workload_xlen.h).
   uint32_t xlen = 0;
   double fmax_mhz = 0;         ///< declared fmax (closure gate); > 0 once loaded
   std::string rtl_digest;
@@ -37,8 +39,9 @@ struct ImageManifest {
 
   /// Loads and validates the keys rtl/cmake/write_manifest.cmake writes (docs/rtl.md); errors
   /// name the file and the key. Required: name, sha256 (64 hex digits), build_id, and fmax_mhz
-  /// > 0 (it arms the closure gate). Optional, but an error when wrongly typed: caps, xlen,
-  /// return_stack_depth (unsigned integers), features (an array of strings), rtl_digest, verilator_version, image (strings;
+  /// > 0 (it arms the closure gate). Optional, but an error when wrongly typed: xlen (32 or
+  /// 64), caps, return_stack_depth (unsigned integers), features (an array of strings),
+  /// rtl_digest, verilator_version, image (strings;
   /// image defaults to "<name>.so"), registers (an object of register name -> offset, "0x..."
   /// or an unsigned integer below 2^32). Other keys are ignored.
   static Result<ImageManifest> Load(const std::string& path);

@@ -44,9 +44,18 @@ constexpr uint32_t EncU(uint32_t op, uint32_t rd, int32_t imm20) {
   return op | rd << 7 | (static_cast<uint32_t>(imm20) & 0xfffff) << 12;
 }
 
-bool ValidAmo(uint32_t raw) {
+// The jump offset of c.j / c.jal.
+int32_t CjOffset(uint32_t x) {
+  return static_cast<int32_t>(
+      SignExtend(Bits(x, 12, 12) << 11 | Bits(x, 11, 11) << 4 | Bits(x, 10, 9) << 8 |
+                     Bits(x, 8, 8) << 10 | Bits(x, 7, 7) << 6 | Bits(x, 6, 6) << 7 |
+                     Bits(x, 5, 3) << 1 | Bits(x, 2, 2) << 5,
+                 12));
+}
+
+bool ValidAmo(uint32_t raw, bool rv32) {
   const uint32_t f3 = Bits(raw, 14, 12), f5 = Bits(raw, 31, 27);
-  if (f3 != 2 && f3 != 3) return false;
+  if (f3 != 2 && (f3 != 3 || rv32)) return false;
   switch (f5) {
     case 0x02:
       return Bits(raw, 24, 20) == 0;  // lr: rs2 must be 0
@@ -67,21 +76,28 @@ bool ValidAmo(uint32_t raw) {
 }
 
 // Validity of a 32-bit encoding other than jal/jalr/branch (handled by the caller).
-bool ValidOther(uint32_t raw) {
+bool ValidOther(uint32_t raw, bool rv32) {
   const uint32_t op = raw & 0x7f, f3 = Bits(raw, 14, 12), f7 = Bits(raw, 31, 25);
   switch (op) {
     case 0x37:
     case 0x17:
       return true;  // lui, auipc
     case 0x03:
-      return f3 != 7;  // loads
+      if (rv32) return f3 != 3 && f3 != 6 && f3 != 7;  // no ld, lwu
+      return f3 != 7;                                  // loads
     case 0x23:
-      return f3 <= 3;  // stores
-    case 0x13:         // op-imm
+      return f3 <= (rv32 ? 2u : 3u);  // stores (RV32: no sd)
+    case 0x13:                        // op-imm
+      if (rv32) {                     // 5-bit shift amounts
+        if (f3 == 1) return f7 == 0;
+        if (f3 == 5) return f7 == 0 || f7 == 0x20;
+        return true;
+      }
       if (f3 == 1) return Bits(raw, 31, 26) == 0;
       if (f3 == 5) return Bits(raw, 31, 26) == 0 || Bits(raw, 31, 26) == 0x10;
       return true;
     case 0x1b:  // op-imm-32
+      if (rv32) return false;
       if (f3 == 0) return true;
       if (f3 == 1) return f7 == 0;
       if (f3 == 5) return f7 == 0 || f7 == 0x20;
@@ -90,6 +106,7 @@ bool ValidOther(uint32_t raw) {
       if (f7 == 0 || f7 == 1) return true;
       return f7 == 0x20 && (f3 == 0 || f3 == 5);
     case 0x3b:  // op-32
+      if (rv32) return false;
       if (f7 == 0) return f3 == 0 || f3 == 1 || f3 == 5;
       if (f7 == 0x20) return f3 == 0 || f3 == 5;
       if (f7 == 1) return f3 == 0 || f3 >= 4;
@@ -97,7 +114,7 @@ bool ValidOther(uint32_t raw) {
     case 0x0f:
       return f3 == 0 || f3 == 1;  // fence, fence.i
     case 0x2f:
-      return ValidAmo(raw);
+      return ValidAmo(raw, rv32);
     case 0x73:
       if (f3 == 0) {
         return raw == 0x00000073 || raw == 0x00100073 || raw == 0x30200073 ||
@@ -111,7 +128,8 @@ bool ValidOther(uint32_t raw) {
 
 }  // namespace
 
-uint32_t ExpandCompressed(uint16_t c) {
+uint32_t ExpandCompressed(uint16_t c, Xlen xlen) {
+  const bool rv32 = xlen == Xlen::k32;
   const uint32_t x = c;
   const uint32_t f3 = Bits(x, 15, 13);
   const uint32_t rd = Bits(x, 11, 7), rs2 = Bits(x, 6, 2);
@@ -129,7 +147,8 @@ uint32_t ExpandCompressed(uint16_t c) {
           const uint32_t imm = Bits(x, 12, 10) << 3 | Bits(x, 6, 6) << 2 | Bits(x, 5, 5) << 6;
           return EncI(0x03, rdp, 2, rs1p, static_cast<int32_t>(imm));
         }
-        case 3: {  // c.ld
+        case 3: {  // c.ld (RV32: c.flw, no F)
+          if (rv32) return 0;
           const uint32_t imm = Bits(x, 12, 10) << 3 | Bits(x, 6, 5) << 6;
           return EncI(0x03, rdp, 3, rs1p, static_cast<int32_t>(imm));
         }
@@ -137,7 +156,8 @@ uint32_t ExpandCompressed(uint16_t c) {
           const uint32_t imm = Bits(x, 12, 10) << 3 | Bits(x, 6, 6) << 2 | Bits(x, 5, 5) << 6;
           return EncS(0x23, 2, rs1p, rdp, static_cast<int32_t>(imm));
         }
-        case 7: {  // c.sd
+        case 7: {  // c.sd (RV32: c.fsw, no F)
+          if (rv32) return 0;
           const uint32_t imm = Bits(x, 12, 10) << 3 | Bits(x, 6, 5) << 6;
           return EncS(0x23, 3, rs1p, rdp, static_cast<int32_t>(imm));
         }
@@ -151,6 +171,7 @@ uint32_t ExpandCompressed(uint16_t c) {
         case 0:
           return EncI(0x13, rd, 0, rd, imm6);  // c.addi / c.nop
         case 1:
+          if (rv32) return EncJ(1, CjOffset(x));              // c.jal (RV32 only)
           return rd == 0 ? 0 : EncI(0x1b, rd, 0, rd, imm6);  // c.addiw
         case 2:
           return EncI(0x13, rd, 0, 0, imm6);  // c.li
@@ -168,6 +189,7 @@ uint32_t ExpandCompressed(uint16_t c) {
         case 4: {
           const uint32_t f2 = Bits(x, 11, 10);
           const uint32_t shamt = Bits(x, 12, 12) << 5 | Bits(x, 6, 2);
+          if (rv32 && f2 < 2 && Bits(x, 12, 12) != 0) return 0;  // shamt[5]: reserved on RV32
           if (f2 == 0) return EncI(0x13, rs1p, 5, rs1p, static_cast<int32_t>(shamt));  // c.srli
           if (f2 == 1) {
             return EncI(0x13, rs1p, 5, rs1p, static_cast<int32_t>(shamt | 0x400));  // c.srai
@@ -178,18 +200,13 @@ uint32_t ExpandCompressed(uint16_t c) {
             static constexpr uint32_t kF3[4] = {0, 4, 6, 7};
             return EncR(0x33, rs1p, kF3[f], rs1p, r2, f == 0 ? 0x20 : 0);  // sub xor or and
           }
+          if (rv32) return 0;                                      // no c.subw/c.addw
           if (f == 0) return EncR(0x3b, rs1p, 0, rs1p, r2, 0x20);  // c.subw
           if (f == 1) return EncR(0x3b, rs1p, 0, rs1p, r2, 0);     // c.addw
           return 0;
         }
-        case 5: {  // c.j
-          const int32_t imm = static_cast<int32_t>(
-              SignExtend(Bits(x, 12, 12) << 11 | Bits(x, 11, 11) << 4 | Bits(x, 10, 9) << 8 |
-                             Bits(x, 8, 8) << 10 | Bits(x, 7, 7) << 6 | Bits(x, 6, 6) << 7 |
-                             Bits(x, 5, 3) << 1 | Bits(x, 2, 2) << 5,
-                         12));
-          return EncJ(0, imm);
-        }
+        case 5:  // c.j
+          return EncJ(0, CjOffset(x));
         default: {  // c.beqz, c.bnez
           const int32_t imm = static_cast<int32_t>(
               SignExtend(Bits(x, 12, 12) << 8 | Bits(x, 11, 10) << 3 | Bits(x, 6, 5) << 6 |
@@ -202,6 +219,7 @@ uint32_t ExpandCompressed(uint16_t c) {
     case 2:
       switch (f3) {
         case 0:
+          if (rv32 && Bits(x, 12, 12) != 0) return 0;  // shamt[5]: reserved on RV32
           return EncI(0x13, rd, 1, rd,
                       static_cast<int32_t>(Bits(x, 12, 12) << 5 | Bits(x, 6, 2)));  // c.slli
         case 2: {                                                                   // c.lwsp
@@ -209,8 +227,8 @@ uint32_t ExpandCompressed(uint16_t c) {
           const uint32_t imm = Bits(x, 12, 12) << 5 | Bits(x, 6, 4) << 2 | Bits(x, 3, 2) << 6;
           return EncI(0x03, rd, 2, 2, static_cast<int32_t>(imm));
         }
-        case 3: {  // c.ldsp
-          if (rd == 0) return 0;
+        case 3: {  // c.ldsp (RV32: c.flwsp, no F)
+          if (rv32 || rd == 0) return 0;
           const uint32_t imm = Bits(x, 12, 12) << 5 | Bits(x, 6, 5) << 3 | Bits(x, 4, 2) << 6;
           return EncI(0x03, rd, 3, 2, static_cast<int32_t>(imm));
         }
@@ -228,7 +246,8 @@ uint32_t ExpandCompressed(uint16_t c) {
           const uint32_t imm = Bits(x, 12, 9) << 2 | Bits(x, 8, 7) << 6;
           return EncS(0x23, 2, 2, rs2, static_cast<int32_t>(imm));
         }
-        case 7: {  // c.sdsp
+        case 7: {  // c.sdsp (RV32: c.fswsp, no F)
+          if (rv32) return 0;
           const uint32_t imm = Bits(x, 12, 10) << 3 | Bits(x, 9, 7) << 6;
           return EncS(0x23, 3, 2, rs2, static_cast<int32_t>(imm));
         }
@@ -240,12 +259,12 @@ uint32_t ExpandCompressed(uint16_t c) {
   }
 }
 
-InsnInfo DecodeInsn(uint32_t raw) {
+InsnInfo DecodeInsn(uint32_t raw, Xlen xlen) {
   InsnInfo info;
   info.size = InsnSize(static_cast<uint16_t>(raw));
   uint32_t w = raw;
   if (info.size == 2) {
-    w = ExpandCompressed(static_cast<uint16_t>(raw));
+    w = ExpandCompressed(static_cast<uint16_t>(raw), xlen);
     if (w == 0) {
       info.cls = InsnClass::kIllegal;
       return info;
@@ -280,7 +299,7 @@ InsnInfo DecodeInsn(uint32_t raw) {
           13);
       return info;
     default:
-      if (!ValidOther(w)) break;
+      if (!ValidOther(w, xlen == Xlen::k32)) break;
       if (w == 0x30200073) {
         info.cls = InsnClass::kTrapReturn;
         info.itype = IType::kTrapReturn;

@@ -1,10 +1,11 @@
-// RV64IMAC + Zicsr instruction decoding, as much as trace needs: length, control-flow class
+// RV64IMAC / RV32IMAC + Zicsr instruction decoding, as much as trace needs: length, control-flow class
 // and direct target. Used by the ISS, the N-Trace reconstruction and the program generator.
 #pragma once
 
 #include <cstdint>
 
 #include "oracle/retired.h"
+#include "oracle/xlen.h"
 
 namespace ctte::oracle {
 
@@ -14,7 +15,7 @@ enum class InsnClass : uint8_t {
   kDirectJump,   ///< jal, c.j, c.jal; target is direct
   kIndirectJump, ///< jalr, c.jr, c.jalr; target is not in the image
   kTrapReturn,   ///< mret (sret/uret if ever decoded)
-  kIllegal,      ///< not a valid RV64IMAC+Zicsr encoding
+  kIllegal,      ///< not a valid RV64IMAC (RV32IMAC for Xlen::k32) + Zicsr encoding
 };
 
 struct InsnInfo {
@@ -48,12 +49,16 @@ constexpr IType JalrIType(uint32_t rd, uint32_t rs1) {
 /// Size of the instruction whose low 16 bits are `low16`: 2 when bits[1:0] != 0b11, else 4.
 constexpr uint8_t InsnSize(uint16_t low16) { return (low16 & 3) == 3 ? 4 : 2; }
 
-/// Decodes one instruction. `raw` holds the instruction bits (upper 16 ignored when compressed).
-InsnInfo DecodeInsn(uint32_t raw);
+/// Decodes one instruction of an XLEN `xlen` core. `raw` holds the instruction bits (upper 16
+/// ignored when compressed). RV32 has no *W operations, no ld/sd/lwu, no 64-bit AMOs, and its
+/// shift amounts are 5 bits (bit 25 of slli/srli/srai set is illegal).
+InsnInfo DecodeInsn(uint32_t raw, Xlen xlen = Xlen::k64);
 
-/// The 32-bit instruction a 16-bit RV64C instruction stands for (c.j -> jal x0, c.jalr ->
-/// jalr x1, c.ebreak -> ebreak, ...); 0 when `c` is not a valid RV64C instruction here
-/// (reserved encodings, and the F/D ones since the core has no FPU).
-uint32_t ExpandCompressed(uint16_t c);
+/// The 32-bit instruction a 16-bit RVC instruction stands for on an XLEN `xlen` core (c.j ->
+/// jal x0, c.jalr -> jalr x1, c.ebreak -> ebreak, RV32's c.jal -> jal x1, ...); 0 when `c` is
+/// not a valid instruction here: reserved encodings, the F/D ones since the core has no FPU
+/// (RV64: c.fld/c.fsd/c.fldsp/c.fsdsp; RV32 also c.flw/c.fsw/c.flwsp/c.fswsp, whose slots RV64
+/// gives to c.ld/c.sd/c.ldsp/c.sdsp), and on RV32 c.addw/c.subw and shifts by 32 or more.
+uint32_t ExpandCompressed(uint16_t c, Xlen xlen = Xlen::k64);
 
 }  // namespace ctte::oracle

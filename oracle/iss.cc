@@ -1,4 +1,5 @@
-// The reference core model: RV64IMAC + Zicsr, M-mode only.
+// The reference core model: RV64IMAC or RV32IMAC (by the program's ELF class) + Zicsr, M-mode
+// only.
 //
 // How: a flat RAM array (calloc, so untouched pages cost nothing) at ProgramImage::kRamBase and a
 // decode-on-the-fly interpreter. A compressed instruction is expanded through a 64 Ki-entry table
@@ -24,16 +25,22 @@ using namespace iss_internal;  // NOLINT(google-build-using-namespace): our priv
 
 namespace {
 
-// Every 16-bit value's 32-bit expansion, built once (thread-safe static initialisation).
-const uint32_t* ExpansionTable() {
-  static const std::vector<uint32_t> table = [] {
-    std::vector<uint32_t> t(1 << 16);
-    for (uint32_t c = 0; c < t.size(); ++c) {
-      t[c] = (c & 3) == 3 ? 0 : ExpandCompressed(static_cast<uint16_t>(c));
-    }
-    return t;
-  }();
-  return table.data();
+// Every 16-bit value's 32-bit expansion on an XLEN `xlen` core, built once per width
+// (thread-safe static initialisation).
+std::vector<uint32_t> BuildExpansion(Xlen xlen) {
+  std::vector<uint32_t> t(1 << 16);
+  for (uint32_t c = 0; c < t.size(); ++c) {
+    t[c] = (c & 3) == 3 ? 0 : ExpandCompressed(static_cast<uint16_t>(c), xlen);
+  }
+  return t;
+}
+const uint32_t* ExpansionTable(Xlen xlen) {
+  if (xlen == Xlen::k32) {
+    static const std::vector<uint32_t> table32 = BuildExpansion(Xlen::k32);
+    return table32.data();
+  }
+  static const std::vector<uint32_t> table64 = BuildExpansion(Xlen::k64);
+  return table64.data();
 }
 
 }  // namespace
@@ -41,7 +48,8 @@ const uint32_t* ExpansionTable() {
 Iss::Impl::Impl(const ProgramImage& image, IssOptions opts) : opts_(std::move(opts)) {
   ram_.reset(static_cast<uint8_t*>(std::calloc(kRamSize, 1)));
   CTTE_CHECK(ram_ != nullptr, "cannot allocate ISS RAM");
-  expand_ = ExpansionTable();
+  rv32_ = image.xlen() == Xlen::k32;
+  expand_ = ExpansionTable(image.xlen());
   for (const Segment& s : image.segments()) {
     // ProgramImage::Load guarantees RAM containment; FromSegments callers must too.
     CTTE_CHECK(s.vaddr >= kRamBase && s.vaddr - kRamBase + s.memsz <= kRamSize,
@@ -71,8 +79,10 @@ void Iss::Impl::EnterTrap(uint64_t cause, uint64_t tval, uint64_t epc) {
   const uint64_t mie = (csr_.mstatus >> 3) & 1;
   csr_.mstatus = (csr_.mstatus & ~(kMstatusMie | kMstatusMpie)) | (mie << 7) | kMstatusMpp;
   const uint64_t base = csr_.mtvec & ~3ULL;
-  const bool vectored = (csr_.mtvec & 3) == 1 && (cause >> 63) != 0;
+  const bool interrupt = (cause >> (rv32_ ? 31 : 63)) != 0;  // mcause's XLEN-1 bit
+  const bool vectored = (csr_.mtvec & 3) == 1 && interrupt;
   next_pc_ = vectored ? base + 4 * (cause & 0xff) : base;
+  if (rv32_) next_pc_ &= 0xffffffffULL;
   res_valid_ = false;
 }
 

@@ -87,6 +87,17 @@ void Assembler::U(uint32_t op, uint32_t rd, uint32_t imm20) {
 }
 
 void Assembler::Li(uint32_t rd, int64_t value) {
+  if (xlen_ == Xlen::k32) {
+    const int64_t v = static_cast<int32_t>(static_cast<uint32_t>(value));
+    if (Fits(v, 12)) {
+      Addi(rd, reg::zero, static_cast<int32_t>(v));
+      return;
+    }
+    const int64_t lo = (v << 52) >> 52;  // sign-extended low 12 bits
+    U(0x37, rd, static_cast<uint32_t>((v - lo) >> 12));  // 32-bit wrap-around makes it exact
+    if (lo != 0) Addi(rd, rd, static_cast<int32_t>(lo));
+    return;
+  }
   if (Fits(value, 12)) {
     Addi(rd, reg::zero, static_cast<int32_t>(value));
     return;

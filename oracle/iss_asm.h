@@ -1,4 +1,4 @@
-// A small RV64IMAC machine-code assembler with labels, for the random program generator and for
+// A small RV64IMAC / RV32IMAC machine-code assembler with labels, for the random program generator and for
 // hand-written ISS tests. Emits little-endian bytes; branch/jump targets are patched at Finish().
 // Out-of-range displacements are a broken invariant of the caller (CTTE_CHECK).
 #pragma once
@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "oracle/xlen.h"
 
 namespace ctte::oracle {
 
@@ -50,7 +52,8 @@ class Assembler {
  public:
   using Label = uint32_t;
 
-  explicit Assembler(uint64_t base) : base_(base) {}
+  /// `xlen` matters only to Li (RV32: lui + addi of the low 32 bits, no addiw or slli chain).
+  explicit Assembler(uint64_t base, Xlen xlen = Xlen::k64) : base_(base), xlen_(xlen) {}
   uint64_t pc() const { return base_ + bytes_.size(); }
   uint64_t base() const { return base_; }
 
@@ -68,7 +71,8 @@ class Assembler {
   void U(uint32_t op, uint32_t rd, uint32_t imm20);
 
   void Addi(uint32_t rd, uint32_t rs1, int32_t imm) { I(0x13, rd, 0, rs1, imm); }
-  void Li(uint32_t rd, int64_t value);  ///< any 64-bit constant (lui/addiw/slli/addi chain)
+  /// Any 64-bit constant (lui/addiw/slli/addi chain); RV32: the low 32 bits (lui/addi).
+  void Li(uint32_t rd, int64_t value);
   void La(uint32_t rd, Label l);        ///< auipc + addi, patched
   void Branch(uint32_t f3, uint32_t rs1, uint32_t rs2, Label target);
   void Jal(uint32_t rd, Label target);
@@ -105,6 +109,7 @@ class Assembler {
   uint32_t Get32(size_t at) const;
 
   uint64_t base_;
+  Xlen xlen_;
   std::vector<uint8_t> bytes_;
   std::vector<int64_t> labels_;  ///< offset from base, -1 when unbound
   std::vector<Fixup> fixups_;

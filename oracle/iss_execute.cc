@@ -1,11 +1,16 @@
 // The ISS's instruction semantics: one switch over 32-bit encodings (compressed ones arrive
-// already expanded), RV64I + M + A + Zicsr + mret. Control transfers set itype_ by the trace
-// link-register rules (JalIType/JalrIType of oracle/insn.h, constexpr so they inline).
+// already expanded), RV64I or RV32I + M + A + Zicsr + mret, for an XLEN given by the register
+// type T (uint64_t: RV64, uint32_t: RV32; the integer ALU is in oracle/iss_alu.h). Registers hold
+// XLEN-bit values (RV32: zero-extended in the 64-bit slots), and so do pc and addresses. Control
+// transfers set itype_ by the trace link-register rules (JalIType/JalrIType of oracle/insn.h,
+// constexpr so they inline). Both widths are instantiated; Iss::Step picks one per program.
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <type_traits>
 
 #include "oracle/insn.h"
+#include "oracle/iss_alu.h"
 #include "oracle/iss_impl.h"
 
 namespace ctte::oracle {
@@ -19,78 +24,42 @@ constexpr int64_t Sext(uint64_t x, int bits) {
   x &= (1ULL << bits) - 1;
   return static_cast<int64_t>((x ^ m) - m);
 }
-constexpr uint32_t Bits(uint32_t x, int hi, int lo) {
-  return (x >> lo) & ((1u << (hi - lo + 1)) - 1);
-}
-constexpr uint64_t Sx32(uint64_t v) {
-  return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(v)));
-}
-
-__extension__ typedef __int128 I128;
-__extension__ typedef unsigned __int128 U128;
-
-uint64_t MulH(int64_t a, int64_t b) {
-  return static_cast<uint64_t>((static_cast<I128>(a) * b) >> 64);
-}
-uint64_t MulHU(uint64_t a, uint64_t b) {
-  return static_cast<uint64_t>((static_cast<U128>(a) * b) >> 64);
-}
-uint64_t MulHSU(int64_t a, uint64_t b) {
-  return static_cast<uint64_t>((static_cast<I128>(a) * static_cast<I128>(b)) >> 64);
-}
-uint64_t Div(int64_t a, int64_t b) {
-  if (b == 0) return ~0ULL;
-  if (a == INT64_MIN && b == -1) return static_cast<uint64_t>(a);
-  return static_cast<uint64_t>(a / b);
-}
-uint64_t Rem(int64_t a, int64_t b) {
-  if (b == 0) return static_cast<uint64_t>(a);
-  if (a == INT64_MIN && b == -1) return 0;
-  return static_cast<uint64_t>(a % b);
-}
-uint64_t DivW(int32_t a, int32_t b) {
-  if (b == 0) return ~0ULL;
-  if (a == INT32_MIN && b == -1) return Sx32(static_cast<uint32_t>(a));
-  return Sx32(static_cast<uint32_t>(a / b));
-}
-uint64_t RemW(int32_t a, int32_t b) {
-  if (b == 0) return Sx32(static_cast<uint32_t>(a));
-  if (a == INT32_MIN && b == -1) return 0;
-  return Sx32(static_cast<uint32_t>(a % b));
-}
 
 }  // namespace
 
 // Inlined into Step (its one caller): the per-instruction path is one function.
+template <typename T>
 __attribute__((always_inline)) inline bool Iss::Impl::Execute(uint32_t w, uint64_t pc,
                                                               uint8_t size) {
+  using S = std::make_signed_t<T>;
+  constexpr bool k64 = sizeof(T) == 8;
   const uint32_t rd = Bits(w, 11, 7), rs1 = Bits(w, 19, 15), rs2 = Bits(w, 24, 20);
-  const uint32_t f3 = Bits(w, 14, 12), f7 = Bits(w, 31, 25);
-  const uint64_t a = x_[rs1], b = x_[rs2];
+  const uint32_t f3 = Bits(w, 14, 12);
+  const T a = static_cast<T>(x_[rs1]), b = static_cast<T>(x_[rs2]);
   const int64_t imm_i = static_cast<int32_t>(w) >> 20;
-  next_pc_ = pc + size;
+  next_pc_ = static_cast<T>(pc + size);
   itype_ = IType::kNone;
   switch (w & 0x7f) {
     case 0x37:  // lui
-      x_[rd] = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(w & 0xfffff000)));
+      x_[rd] = static_cast<T>(static_cast<int64_t>(static_cast<int32_t>(w & 0xfffff000)));
       return true;
     case 0x17:  // auipc
-      x_[rd] =
-          pc + static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(w & 0xfffff000)));
+      x_[rd] = static_cast<T>(
+          pc + static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(w & 0xfffff000))));
       return true;
     case 0x6f: {  // jal
       const int64_t off = Sext(Bits(w, 31, 31) << 20 | Bits(w, 19, 12) << 12 |
                                    Bits(w, 20, 20) << 11 | Bits(w, 30, 21) << 1,
                                21);
-      x_[rd] = pc + size;
-      next_pc_ = pc + static_cast<uint64_t>(off);
+      x_[rd] = static_cast<T>(pc + size);
+      next_pc_ = static_cast<T>(pc + static_cast<uint64_t>(off));
       itype_ = JalIType(rd);
       return true;
     }
     case 0x67: {  // jalr
       if (f3 != 0) break;
-      next_pc_ = (a + static_cast<uint64_t>(imm_i)) & ~1ULL;
-      x_[rd] = pc + size;
+      next_pc_ = static_cast<T>(a + static_cast<T>(imm_i)) & ~T{1};
+      x_[rd] = static_cast<T>(pc + size);
       itype_ = JalrIType(rd, rs1);
       return true;
     }
@@ -104,10 +73,10 @@ __attribute__((always_inline)) inline bool Iss::Impl::Execute(uint32_t w, uint64
           taken = a != b;
           break;
         case 4:
-          taken = static_cast<int64_t>(a) < static_cast<int64_t>(b);
+          taken = static_cast<S>(a) < static_cast<S>(b);
           break;
         case 5:
-          taken = static_cast<int64_t>(a) >= static_cast<int64_t>(b);
+          taken = static_cast<S>(a) >= static_cast<S>(b);
           break;
         case 6:
           taken = a < b;
@@ -122,7 +91,7 @@ __attribute__((always_inline)) inline bool Iss::Impl::Execute(uint32_t w, uint64
         const int64_t off = Sext(Bits(w, 31, 31) << 12 | Bits(w, 7, 7) << 11 |
                                      Bits(w, 30, 25) << 5 | Bits(w, 11, 8) << 1,
                                  13);
-        next_pc_ = pc + static_cast<uint64_t>(off);
+        next_pc_ = static_cast<T>(pc + static_cast<uint64_t>(off));
         itype_ = IType::kTakenBranch;
       } else {
         itype_ = IType::kNotTakenBranch;
@@ -130,27 +99,28 @@ __attribute__((always_inline)) inline bool Iss::Impl::Execute(uint32_t w, uint64
       return true;
     }
     case 0x03: {  // loads (misaligned ones complete, as on QEMU)
-      const uint64_t addr = a + static_cast<uint64_t>(imm_i);
+      const T addr = static_cast<T>(a + static_cast<T>(imm_i));
       switch (f3) {
         case 0: {
           int8_t v;
           if (!Load(addr, &v)) return false;
-          x_[rd] = static_cast<uint64_t>(v);
+          x_[rd] = static_cast<T>(v);
           return true;
         }
         case 1: {
           int16_t v;
           if (!Load(addr, &v)) return false;
-          x_[rd] = static_cast<uint64_t>(v);
+          x_[rd] = static_cast<T>(v);
           return true;
         }
         case 2: {
           int32_t v;
           if (!Load(addr, &v)) return false;
-          x_[rd] = static_cast<uint64_t>(v);
+          x_[rd] = static_cast<T>(v);
           return true;
         }
         case 3: {
+          if constexpr (!k64) break;  // ld: RV64 only
           uint64_t v;
           if (!Load(addr, &v)) return false;
           x_[rd] = v;
@@ -169,6 +139,7 @@ __attribute__((always_inline)) inline bool Iss::Impl::Execute(uint32_t w, uint64
           return true;
         }
         case 6: {
+          if constexpr (!k64) break;  // lwu: RV64 only
           uint32_t v;
           if (!Load(addr, &v)) return false;
           x_[rd] = v;
@@ -181,7 +152,7 @@ __attribute__((always_inline)) inline bool Iss::Impl::Execute(uint32_t w, uint64
     }
     case 0x23: {  // stores
       const int64_t off = Sext(Bits(w, 31, 25) << 5 | Bits(w, 11, 7), 12);
-      const uint64_t addr = a + static_cast<uint64_t>(off);
+      const T addr = static_cast<T>(a + static_cast<T>(off));
       switch (f3) {
         case 0:
           return Store(addr, static_cast<uint8_t>(b));
@@ -190,195 +161,21 @@ __attribute__((always_inline)) inline bool Iss::Impl::Execute(uint32_t w, uint64
         case 2:
           return Store(addr, static_cast<uint32_t>(b));
         case 3:
-          return Store(addr, b);
+          if constexpr (!k64) break;  // sd: RV64 only
+          return Store(addr, static_cast<uint64_t>(b));
         default:
           break;
       }
       break;
     }
-    case 0x13: {  // op-imm
-      const uint64_t imm = static_cast<uint64_t>(imm_i);
-      const uint32_t shamt = Bits(w, 25, 20);
-      switch (f3) {
-        case 0:
-          x_[rd] = a + imm;
-          return true;
-        case 1:
-          if (Bits(w, 31, 26) != 0) break;
-          x_[rd] = a << shamt;
-          return true;
-        case 2:
-          x_[rd] = static_cast<int64_t>(a) < imm_i;
-          return true;
-        case 3:
-          x_[rd] = a < imm;
-          return true;
-        case 4:
-          x_[rd] = a ^ imm;
-          return true;
-        case 5:
-          if (Bits(w, 31, 26) == 0) {
-            x_[rd] = a >> shamt;
-            return true;
-          }
-          if (Bits(w, 31, 26) == 0x10) {
-            x_[rd] = static_cast<uint64_t>(static_cast<int64_t>(a) >> shamt);
-            return true;
-          }
-          break;
-        case 6:
-          x_[rd] = a | imm;
-          return true;
-        default:
-          x_[rd] = a & imm;
-          return true;
-      }
+    case 0x13:  // op-imm
+    case 0x33:  // op
+      if (Alu<T>(w)) return true;
       break;
-    }
-    case 0x1b: {  // op-imm-32
-      const uint32_t shamt = Bits(w, 24, 20);
-      const uint32_t a32 = static_cast<uint32_t>(a);
-      if (f3 == 0) {
-        x_[rd] = Sx32(a + static_cast<uint64_t>(imm_i));
-        return true;
-      }
-      if (f3 == 1 && f7 == 0) {
-        x_[rd] = Sx32(a32 << shamt);
-        return true;
-      }
-      if (f3 == 5 && f7 == 0) {
-        x_[rd] = Sx32(a32 >> shamt);
-        return true;
-      }
-      if (f3 == 5 && f7 == 0x20) {
-        x_[rd] = Sx32(static_cast<uint32_t>(static_cast<int32_t>(a32) >> shamt));
-        return true;
-      }
+    case 0x1b:  // op-imm-32 (RV64 only: Alu<uint32_t> refuses it)
+    case 0x3b:  // op-32
+      if (k64 && Alu<T>(w)) return true;
       break;
-    }
-    case 0x33: {  // op
-      const int64_t sa = static_cast<int64_t>(a), sb = static_cast<int64_t>(b);
-      if (f7 == 0) {
-        switch (f3) {
-          case 0:
-            x_[rd] = a + b;
-            return true;
-          case 1:
-            x_[rd] = a << (b & 63);
-            return true;
-          case 2:
-            x_[rd] = sa < sb;
-            return true;
-          case 3:
-            x_[rd] = a < b;
-            return true;
-          case 4:
-            x_[rd] = a ^ b;
-            return true;
-          case 5:
-            x_[rd] = a >> (b & 63);
-            return true;
-          case 6:
-            x_[rd] = a | b;
-            return true;
-          default:
-            x_[rd] = a & b;
-            return true;
-        }
-      }
-      if (f7 == 0x20) {
-        if (f3 == 0) {
-          x_[rd] = a - b;
-          return true;
-        }
-        if (f3 == 5) {
-          x_[rd] = static_cast<uint64_t>(sa >> (b & 63));
-          return true;
-        }
-        break;
-      }
-      if (f7 == 1) {
-        switch (f3) {
-          case 0:
-            x_[rd] = a * b;
-            return true;
-          case 1:
-            x_[rd] = MulH(sa, sb);
-            return true;
-          case 2:
-            x_[rd] = MulHSU(sa, b);
-            return true;
-          case 3:
-            x_[rd] = MulHU(a, b);
-            return true;
-          case 4:
-            x_[rd] = Div(sa, sb);
-            return true;
-          case 5:
-            x_[rd] = b == 0 ? ~0ULL : a / b;
-            return true;
-          case 6:
-            x_[rd] = Rem(sa, sb);
-            return true;
-          default:
-            x_[rd] = b == 0 ? a : a % b;
-            return true;
-        }
-      }
-      break;
-    }
-    case 0x3b: {  // op-32
-      const uint32_t a32 = static_cast<uint32_t>(a), b32 = static_cast<uint32_t>(b);
-      const int32_t sa = static_cast<int32_t>(a32), sb = static_cast<int32_t>(b32);
-      if (f7 == 0) {
-        if (f3 == 0) {
-          x_[rd] = Sx32(a32 + b32);
-          return true;
-        }
-        if (f3 == 1) {
-          x_[rd] = Sx32(a32 << (b32 & 31));
-          return true;
-        }
-        if (f3 == 5) {
-          x_[rd] = Sx32(a32 >> (b32 & 31));
-          return true;
-        }
-        break;
-      }
-      if (f7 == 0x20) {
-        if (f3 == 0) {
-          x_[rd] = Sx32(a32 - b32);
-          return true;
-        }
-        if (f3 == 5) {
-          x_[rd] = Sx32(static_cast<uint32_t>(sa >> (b32 & 31)));
-          return true;
-        }
-        break;
-      }
-      if (f7 == 1) {
-        switch (f3) {
-          case 0:
-            x_[rd] = Sx32(a32 * b32);
-            return true;
-          case 4:
-            x_[rd] = DivW(sa, sb);
-            return true;
-          case 5:
-            x_[rd] = b32 == 0 ? ~0ULL : Sx32(a32 / b32);
-            return true;
-          case 6:
-            x_[rd] = RemW(sa, sb);
-            return true;
-          case 7:
-            x_[rd] = b32 == 0 ? Sx32(a32) : Sx32(a32 % b32);
-            return true;
-          default:
-            break;
-        }
-      }
-      break;
-    }
     case 0x0f:  // fence, fence.i
       if (f3 == 0 || f3 == 1) return true;
       break;
@@ -438,7 +235,8 @@ __attribute__((always_inline)) inline bool Iss::Impl::Fetch(uint64_t pc, uint32_
   return true;
 }
 
-bool Iss::Impl::Step(Retired* out) {
+template <typename T>
+__attribute__((always_inline)) inline bool Iss::Impl::StepT(Retired* out) {
   if (stop_ != StopReason::kRunning) return false;
   if (beats_ >= opts_.max_instructions) {
     stop_ = StopReason::kMaxInstructions;
@@ -450,7 +248,8 @@ bool Iss::Impl::Step(Retired* out) {
   }
   const uint64_t pc = pc_;
   if ((csr_.mip & csr_.mie & kMipMsip) != 0 && (csr_.mstatus & kMstatusMie) != 0) {
-    const uint64_t cause = (1ULL << 63) | 3;
+    // The machine software interrupt: mcause's top (XLEN - 1) bit set, code 3.
+    constexpr uint64_t cause = (1ULL << (sizeof(T) * 8 - 1)) | 3;
     EnterTrap(cause, 0, pc);
     *out = Retired{pc, next_pc_, cause, 0, 0, 0, IType::kInterrupt, 3, false};
     pc_ = next_pc_;
@@ -478,7 +277,7 @@ bool Iss::Impl::Step(Retired* out) {
     ok = false;
   } else {
     raw16_ = static_cast<uint16_t>(raw);
-    ok = Execute(w, pc, size);
+    ok = Execute<T>(w, pc, size);
   }
   ++beats_;
   if (!ok) {
@@ -493,6 +292,8 @@ bool Iss::Impl::Step(Retired* out) {
   pc_ = next_pc_;
   return true;
 }
+
+bool Iss::Impl::Step(Retired* out) { return rv32_ ? StepT<uint32_t>(out) : StepT<uint64_t>(out); }
 
 bool Iss::Step(Retired* out) { return impl_->Step(out); }
 

@@ -26,8 +26,10 @@ constexpr uint64_t kMstatusMpie = 1ULL << 7;
 constexpr uint64_t kMstatusMpp = 3ULL << 11;  ///< hardwired to M (no U/S modes)
 constexpr uint64_t kMipMsip = 1ULL << 3;
 constexpr uint64_t kMieMask = (1ULL << 3) | (1ULL << 7) | (1ULL << 11);  ///< MSIE MTIE MEIE
-/// misa: RV64 with A, C, I, M.
-constexpr uint64_t kMisa = (2ULL << 62) | (1 << 0) | (1 << 2) | (1 << 8) | (1 << 12);
+/// misa: MXL 2 (RV64) or 1 (RV32), with A, C, I, M.
+constexpr uint64_t kMisaExtensions = (1 << 0) | (1 << 2) | (1 << 8) | (1 << 12);
+constexpr uint64_t kMisa64 = (2ULL << 62) | kMisaExtensions;
+constexpr uint64_t kMisa32 = (1ULL << 30) | kMisaExtensions;
 
 struct CsrFile {
   uint64_t mstatus = kMstatusMpp;
@@ -46,11 +48,18 @@ namespace ctte::oracle {
 
 struct Iss::Impl {
   Impl(const ProgramImage& image, IssOptions opts);
-  bool Step(Retired* out);
+  bool Step(Retired* out);  ///< StepT<uint32_t> or StepT<uint64_t>, by rv32_
+  /// One beat of an XLEN sizeof(T)*8 core (oracle/iss_execute.cc).
+  template <typename T>
+  bool StepT(Retired* out);
 
-  /// Executes one 32-bit (possibly expanded) instruction. False on an exception (exc_cause_,
-  /// exc_tval_ set). Sets next_pc_ and itype_.
+  /// Executes one 32-bit (possibly expanded) instruction on an XLEN sizeof(T)*8 core. False on
+  /// an exception (exc_cause_, exc_tval_ set). Sets next_pc_ and itype_.
+  template <typename T>
   bool Execute(uint32_t w, uint64_t pc, uint8_t size);
+  /// OP, OP-IMM (and on RV64 OP-32, OP-IMM-32) with M (oracle/iss_alu.h). False: illegal.
+  template <typename T>
+  bool Alu(uint32_t w);
   bool Amo(uint32_t w, uint8_t size);
   bool Csr(uint32_t w, uint8_t size);
   bool Illegal(uint32_t w, uint8_t size);  ///< sets cause 2, mtval = the raw bits; false
@@ -69,8 +78,9 @@ struct Iss::Impl {
   void AdvanceSchedule();
   bool Fetch(uint64_t pc, uint32_t* raw, uint32_t* w, uint8_t* size);
 
-  uint64_t x_[32] = {};
+  uint64_t x_[32] = {};  ///< RV32: 32-bit values, zero-extended
   uint64_t pc_ = 0;
+  bool rv32_ = false;    ///< XLEN 32: the program image's ELF class (ProgramImage::xlen())
   std::unique_ptr<uint8_t, iss_internal::FreeDeleter> ram_;
   iss_internal::CsrFile csr_;
   bool res_valid_ = false;

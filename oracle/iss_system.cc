@@ -30,7 +30,7 @@ bool Iss::Impl::Illegal(uint32_t w, uint8_t size) {
 bool Iss::Impl::Amo(uint32_t w, uint8_t size) {
   const uint32_t rd = Bits(w, 11, 7), rs1 = Bits(w, 19, 15), rs2 = Bits(w, 24, 20);
   const uint32_t f3 = Bits(w, 14, 12), f5 = Bits(w, 31, 27);
-  if (f3 != 2 && f3 != 3) return Illegal(w, size);
+  if (f3 != 2 && (f3 != 3 || rv32_)) return Illegal(w, size);  // RV32: no 64-bit AMOs
   const bool dw = f3 == 3;
   const uint64_t addr = x_[rs1], src = x_[rs2];
   const uint64_t align = dw ? 7 : 3;
@@ -49,7 +49,7 @@ bool Iss::Impl::Amo(uint32_t w, uint8_t size) {
       if (!Load(addr, &v32)) return false;
       v = static_cast<uint64_t>(static_cast<int64_t>(v32));
     }
-    x_[rd] = v;
+    x_[rd] = rv32_ ? (v & 0xffffffffULL) : v;
     res_valid_ = true;
     res_addr_ = addr;
     return true;
@@ -133,7 +133,7 @@ bool Iss::Impl::Amo(uint32_t w, uint8_t size) {
     exc_cause_ = 7;
     return false;
   }
-  x_[rd] = old;
+  x_[rd] = rv32_ ? (old & 0xffffffffULL) : old;
   return true;
 }
 
@@ -155,7 +155,7 @@ bool Iss::Impl::Csr(uint32_t w, uint8_t size) {
       wmask = kMstatusMie | kMstatusMpie;
       break;
     case 0x301:
-      old = kMisa;
+      old = rv32_ ? kMisa32 : kMisa64;
       wmask = 0;
       break;
     case 0x304:
@@ -207,6 +207,22 @@ bool Iss::Impl::Csr(uint32_t w, uint8_t size) {
     case 0xc02:
       old = instret + csr_.minstret_offset;
       break;
+    case 0x310:  // mstatush (RV32): MBE, SBE read 0 (little-endian only); writes ignored
+      if (!rv32_) return Illegal(w, size);
+      old = 0;
+      wmask = 0;
+      break;
+    case 0xb80:  // RV32: the upper halves of the counters
+    case 0xc80:
+    case 0xc81:
+      if (!rv32_) return Illegal(w, size);
+      old = (instret + csr_.mcycle_offset) >> 32;
+      break;
+    case 0xb82:
+    case 0xc82:
+      if (!rv32_) return Illegal(w, size);
+      old = (instret + csr_.minstret_offset) >> 32;
+      break;
     case 0xf11:
     case 0xf12:
     case 0xf13:
@@ -217,6 +233,8 @@ bool Iss::Impl::Csr(uint32_t w, uint8_t size) {
     default:
       return Illegal(w, size);
   }
+  const uint64_t xmask = rv32_ ? 0xffffffffULL : ~0ULL;  // CSRs are XLEN bits wide
+  old &= xmask;
   if (writes) {
     uint64_t v;
     switch (f3 & 3) {
@@ -230,17 +248,25 @@ bool Iss::Impl::Csr(uint32_t w, uint8_t size) {
         v = old & ~operand;
         break;
     }
-    if (csr == 0xb00) {
-      csr_.mcycle_offset = v - instret - 1;  // the write is seen after this instruction retires
-    } else if (csr == 0xb02) {
-      csr_.minstret_offset = v - instret - 1;
+    v &= xmask;
+    if (csr == 0xb00 || csr == 0xb02 || csr == 0xb80 || csr == 0xb82) {
+      // The write is seen after this instruction retires. RV32 writes one half of the 64-bit
+      // counter (mcycle/minstret the low, mcycleh/minstreth the high) and keeps the other.
+      uint64_t& offset = (csr & 2) != 0 ? csr_.minstret_offset : csr_.mcycle_offset;
+      uint64_t full = v;
+      if (rv32_) {
+        const uint64_t now = instret + 1 + offset;
+        full = (csr & 0x80) != 0 ? (v << 32) | (now & 0xffffffffULL)
+                                 : (now & ~0xffffffffULL) | v;
+      }
+      offset = full - instret - 1;
     } else if (csr == 0x305) {
       if ((v & 3) < 2) csr_.mtvec = v;  // as QEMU: reserved modes leave mtvec unchanged
     } else if (reg != nullptr) {
       *reg = (*reg & ~wmask) | (v & wmask);
     }
   }
-  x_[rd] = old;
+  x_[rd] = rv32_ ? (old & 0xffffffffULL) : old;
   return true;
 }
 

@@ -45,6 +45,20 @@ enum EvCode : uint8_t { kEvDebugEntry = 0, kEvLowPower = 1, kEvTraceDisabled = 4
 /// ECODE bit announcing lost program-trace messages.
 constexpr uint64_t kEcodeProgramTraceLost = 1u << 2;
 
+/// Address width (spec/ntrace.md section 6): addresses are XLEN bits wide and F-ADDR/U-ADDR
+/// carry bits 1..XLEN-1, so an address field has at most XLEN-1 significant bits. Our encoder
+/// never drops identical MSBs (no trTeInstExtendAddrMSB), so no sign extension applies: an
+/// address is F-ADDR << 1, zero-extended from XLEN bits. XLEN is 32 or 64.
+constexpr bool IsValidXlen(uint32_t xlen) { return xlen == 32 || xlen == 64; }
+/// The bits of an XLEN-wide address: 0xFFFFFFFF for XLEN 32, all ones for 64.
+constexpr uint64_t AddressMask(uint32_t xlen) {
+  return xlen >= 64 ? ~uint64_t{0} : (uint64_t{1} << xlen) - 1;
+}
+/// True when an F-ADDR or U-ADDR value fits the XLEN-1 bits the field may carry.
+constexpr bool AddressFieldFits(uint64_t field, uint32_t xlen) {
+  return xlen >= 64 ? (field >> 63) == 0 : (field >> (xlen - 1)) == 0;
+}
+
 /// The fields of every message; a Message holds each one once.
 enum class Field : uint8_t {
   kSrc, kSync, kBtype, kEtype, kRcode, kEvcode, kCdf,                   // fixed width

@@ -1,40 +1,17 @@
-// Random RV64IMAC program generator (see program_gen.h for the termination argument).
-//
-// Layout: code at 0x80000000 (_start, trap handler, functions), 4 KiB of random data at
-// 0x80100000 (s11 points at its middle), stack below 0x80200000. Register roles: a0-a4, a6, a7,
-// s2-s10 are free for random ALU/memory work; s0, s1, a5 are loop counters (x8/x9/x15, so c.bnez
-// applies); t0 is the link of leaf "thunks" (calls with x5 as the link register); t1, t2 are
-// scratch for addresses and indirect targets; t3-t6 belong to the trap handler; ra, sp, s11 as
-// usual. Every function saves ra, s0, s1, a5.
+// Random RV64IMAC / RV32IMAC program generator (see program_gen.h for the termination argument,
+// oracle/program_gen_impl.h for layout and register roles): the control-flow skeleton (blocks,
+// loops, calls, indirect jumps), the function frames, _start and the trap handler. The
+// straight-line instructions are in oracle/program_gen_insns.cc.
 #include "oracle/program_gen.h"
 
 #include <algorithm>
 
 #include "base/check.h"
-#include "base/random.h"
-#include "oracle/iss_asm.h"
+#include "oracle/program_gen_impl.h"
 
 namespace ctte::oracle {
+namespace program_gen_internal {
 namespace {
-
-using namespace reg;  // NOLINT(google-build-using-namespace): register names
-
-constexpr uint64_t kCodeBase = 0x80000000ULL;
-constexpr uint64_t kDataBase = 0x80100000ULL;
-constexpr uint32_t kDataSize = 4096;
-constexpr uint64_t kStackTop = 0x80200000ULL;
-constexpr uint32_t kAluRegs[] = {a0, a1, a2, a3, a4, a6, a7, s2, s3, s4, s5, s6, s7, s8, s9, s10};
-constexpr uint32_t kCompressibleAlu[] = {a0, a1, a2, a3, a4};
-constexpr uint32_t kLoopRegs[] = {s0, s1, a5};
-constexpr uint64_t kTrapCost = 12;
-
-struct Function {
-  Assembler::Label label;
-  int level;
-  uint64_t cost;  ///< estimated dynamic instructions per call
-  bool thunk;     ///< leaf called with t0 as link
-  std::string name;
-};
 
 std::string Name(const char* prefix, size_t n) {
   std::string s(prefix);
@@ -42,196 +19,9 @@ std::string Name(const char* prefix, size_t n) {
   return s;
 }
 
-class Generator {
- public:
-  Generator(uint64_t seed, const ProgramGenOptions& o) : rng_(seed), o_(o), as_(kCodeBase) {}
-  GeneratedProgram Run();
+}  // namespace
 
- private:
-  uint32_t AluReg() { return kAluRegs[rng_.Below(std::size(kAluRegs))]; }
-  uint32_t SrcReg() { return rng_.Chance(1, 16) ? zero : AluReg(); }
-  bool Compressed() { return rng_.Below(100) < o_.compressed_percent; }
-  int32_t Imm12() { return static_cast<int32_t>(rng_.Between(-2048, 2047)); }
-
-  void EmitAlu();
-  void EmitMemory();
-  void EmitAmo();
-  void EmitTrap();
-  void EmitCsr();
-  uint64_t EmitBlocks(uint32_t blocks, uint32_t loop_level, uint64_t budget, int level);
-  uint64_t EmitFunctionBody(Function& f, uint32_t blocks);
-  void EmitStart(const Function& f0);
-  void EmitHandler();
-  const Function* PickCallee(int level, uint64_t budget, bool thunk);
-
-  Rng rng_;
-  ProgramGenOptions o_;
-  Assembler as_;
-  std::vector<Function> funcs_;
-  Assembler::Label handler_ = 0;
-  std::vector<Symbol> symbols_;
-};
-
-void Generator::EmitAlu() {
-  const uint32_t rd = AluReg();
-  if (Compressed()) {
-    const uint32_t crd = kCompressibleAlu[rng_.Below(std::size(kCompressibleAlu))];
-    const uint32_t imm = static_cast<uint32_t>(rng_.Below(64));
-    const uint32_t shamt = 1 + static_cast<uint32_t>(rng_.Below(63));
-    const uint32_t cfield = (crd - 8) << 7;
-    const uint32_t crs2 = static_cast<uint32_t>(rng_.Below(8));  // any of x8..x15 as a source
-    switch (rng_.Below(10)) {
-      case 0:
-        as_.CAddi(crd, static_cast<int32_t>(rng_.Between(1, 31)));
-        return;
-      case 1:
-        as_.CLi(rd, static_cast<int32_t>(rng_.Between(-32, 31)));
-        return;
-      case 2:
-        as_.CMv(rd, AluReg());
-        return;
-      case 3:
-        as_.CAdd(rd, AluReg());
-        return;
-      case 4:  // c.addiw
-        as_.Emit16(static_cast<uint16_t>(0x2001 | (imm >> 5) << 12 | rd << 7 | (imm & 31) << 2));
-        return;
-      case 5:  // c.slli
-        as_.Emit16(
-            static_cast<uint16_t>(0x0002 | (shamt >> 5) << 12 | rd << 7 | (shamt & 31) << 2));
-        return;
-      case 6:  // c.srli / c.srai
-        as_.Emit16(static_cast<uint16_t>((rng_.Chance(1, 2) ? 0x8001 : 0x8401) |
-                                         (shamt >> 5) << 12 | cfield | (shamt & 31) << 2));
-        return;
-      case 7:  // c.andi
-        as_.Emit16(static_cast<uint16_t>(0x8801 | (imm >> 5) << 12 | cfield | (imm & 31) << 2));
-        return;
-      case 8:  // c.sub / c.xor / c.or / c.and
-        as_.Emit16(static_cast<uint16_t>(0x8c01 | cfield |
-                                         static_cast<uint32_t>(rng_.Below(4)) << 5 | crs2 << 2));
-        return;
-      default:  // c.subw / c.addw
-        as_.Emit16(static_cast<uint16_t>(0x9c01 | cfield |
-                                         static_cast<uint32_t>(rng_.Below(2)) << 5 | crs2 << 2));
-        return;
-    }
-  }
-  const uint32_t r1 = SrcReg(), r2 = SrcReg();
-  switch (rng_.Below(8)) {
-    case 0: {  // op-imm
-      const uint32_t f3 = static_cast<uint32_t>(rng_.Below(8));
-      if (f3 == 1) {
-        as_.I(0x13, rd, 1, r1, static_cast<int32_t>(rng_.Below(64)));
-        return;
-      }
-      if (f3 == 5) {
-        as_.I(0x13, rd, 5, r1,
-              static_cast<int32_t>(rng_.Below(64) | (rng_.Chance(1, 2) ? 0x400 : 0)));
-        return;
-      }
-      as_.I(0x13, rd, f3, r1, Imm12());
-      return;
-    }
-    case 1:
-    case 2: {  // op
-      static constexpr uint32_t kF7[] = {0, 0, 0, 0x20};
-      const uint32_t f3 = static_cast<uint32_t>(rng_.Below(8));
-      const uint32_t f7 = (f3 == 0 || f3 == 5) ? kF7[rng_.Below(4)] : 0;
-      as_.R(0x33, rd, f3, r1, r2, f7);
-      return;
-    }
-    case 3:  // M
-      as_.R(0x33, rd, static_cast<uint32_t>(rng_.Below(8)), r1, r2, 1);
-      return;
-    case 4: {  // op-32 / M-32
-      static constexpr uint32_t kOps[][2] = {{0, 0}, {1, 0}, {5, 0}, {0, 0x20}, {5, 0x20},
-                                             {0, 1}, {4, 1}, {5, 1}, {6, 1},    {7, 1}};
-      const auto& op = kOps[rng_.Below(std::size(kOps))];
-      as_.R(0x3b, rd, op[0], r1, r2, op[1]);
-      return;
-    }
-    case 5:  // addiw / slliw / srliw / sraiw
-      switch (rng_.Below(4)) {
-        case 0:
-          as_.I(0x1b, rd, 0, r1, Imm12());
-          return;
-        case 1:
-          as_.I(0x1b, rd, 1, r1, static_cast<int32_t>(rng_.Below(32)));
-          return;
-        case 2:
-          as_.I(0x1b, rd, 5, r1, static_cast<int32_t>(rng_.Below(32)));
-          return;
-        default:
-          as_.I(0x1b, rd, 5, r1, static_cast<int32_t>(rng_.Below(32) | 0x400));
-          return;
-      }
-    case 6:
-      as_.U(rng_.Chance(1, 2) ? 0x37 : 0x17, rd, static_cast<uint32_t>(rng_.Below(1 << 20)));
-      return;
-    default:
-      as_.R(0x33, rd, 0, r1, r2, 0);
-      return;
-  }
-}
-
-void Generator::EmitMemory() {
-  const bool misaligned = rng_.Chance(1, 8);
-  const uint32_t f3 = static_cast<uint32_t>(rng_.Below(7));
-  const bool store = rng_.Chance(2, 5);
-  const uint32_t width = store ? 1u << (f3 & 3) : 1u << (f3 & 3);
-  int32_t off = static_cast<int32_t>(rng_.Below(kDataSize - 8)) & ~static_cast<int32_t>(width - 1);
-  if (misaligned && width > 1) off += 1;
-  off -= 2048;  // s11 points at the middle of the data area
-  if (store) {
-    as_.S(f3 & 3, s11, SrcReg(), off);
-  } else {
-    as_.I(0x03, AluReg(), f3, s11, off);
-  }
-}
-
-void Generator::EmitAmo() {
-  const bool dw = rng_.Chance(1, 2);
-  const int32_t off = static_cast<int32_t>(rng_.Below(kDataSize / 8 - 1) * 8) +
-                      (dw ? 0 : 4 * static_cast<int32_t>(rng_.Below(2)));
-  as_.Addi(t1, s11, off - 2048);
-  const uint32_t f3 = dw ? 3 : 2;
-  if (rng_.Chance(1, 3)) {  // lr / alu / sc
-    as_.R(0x2f, AluReg(), f3, t1, 0, 0x02 << 2);
-    EmitAlu();
-    as_.R(0x2f, AluReg(), f3, rng_.Chance(1, 4) ? s11 : t1, SrcReg(), 0x03 << 2);
-    return;
-  }
-  static constexpr uint32_t kF5[] = {0x01, 0x00, 0x04, 0x0c, 0x08, 0x10, 0x14, 0x18, 0x1c};
-  as_.R(0x2f, AluReg(), f3, t1, SrcReg(), kF5[rng_.Below(std::size(kF5))] << 2);
-}
-
-void Generator::EmitTrap() {
-  switch (rng_.Below(5)) {
-    case 0:
-    case 1:
-      as_.Ecall();
-      return;
-    case 2:
-      as_.Ebreak();
-      return;
-    case 3:
-      if (Compressed()) {
-        as_.CEbreak();
-      } else {
-        as_.Ebreak();
-      }
-      return;
-    default:
-      as_.Emit32(0x0000000b);
-      return;  // custom-0: illegal here and on QEMU
-  }
-}
-
-void Generator::EmitCsr() {
-  constexpr uint32_t kMscratch = 0x340;
-  as_.Csr(static_cast<uint32_t>(rng_.Between(1, 3)), AluReg(), kMscratch, SrcReg());
-}
+using namespace reg;  // NOLINT(google-build-using-namespace): register names
 
 const Function* Generator::PickCallee(int level, uint64_t budget, bool thunk) {
   std::vector<const Function*> ok;
@@ -410,16 +200,17 @@ uint64_t Generator::EmitFunctionBody(Function& f, uint32_t blocks) {
     symbols_.push_back(Symbol{f.name, start, as_.pc() - start, true});
     return cost + 1;
   }
+  const uint32_t word = rv32_ ? 2 : 3;  // sw/lw or sd/ld (the frame keeps 8-byte slots)
   as_.Addi(sp, sp, -32);
-  as_.S(3, sp, ra, 0);
-  as_.S(3, sp, s0, 8);
-  as_.S(3, sp, s1, 16);
-  as_.S(3, sp, a5, 24);
+  as_.S(word, sp, ra, 0);
+  as_.S(word, sp, s0, 8);
+  as_.S(word, sp, s1, 16);
+  as_.S(word, sp, a5, 24);
   cost = EmitBlocks(blocks, 0, o_.max_dynamic - 20, f.level);
-  as_.I(0x03, ra, 3, sp, 0);
-  as_.I(0x03, s0, 3, sp, 8);
-  as_.I(0x03, s1, 3, sp, 16);
-  as_.I(0x03, a5, 3, sp, 24);
+  as_.I(0x03, ra, word, sp, 0);
+  as_.I(0x03, s0, word, sp, 8);
+  as_.I(0x03, s1, word, sp, 16);
+  as_.I(0x03, a5, word, sp, 24);
   as_.Addi(sp, sp, 32);
   if (Compressed()) {
     as_.CJr(ra);
@@ -510,6 +301,7 @@ GeneratedProgram Generator::Run() {
   }
   GeneratedProgram p;
   p.entry = kCodeBase;
+  p.xlen = o_.xlen;
   p.estimated_dynamic = funcs_[0].cost + 60;
   Segment code;
   code.vaddr = kCodeBase;
@@ -528,10 +320,10 @@ GeneratedProgram Generator::Run() {
   return p;
 }
 
-}  // namespace
+}  // namespace program_gen_internal
 
 GeneratedProgram GenerateProgram(uint64_t seed, const ProgramGenOptions& options) {
-  Generator g(seed, options);
+  program_gen_internal::Generator g(seed, options);
   return g.Run();
 }
 

@@ -1,5 +1,6 @@
-// A seeded random RV64IMAC program generator (in the spirit of riscv-dv, much smaller): it emits
-// machine code directly (oracle/iss_asm.h), and oracle/elf_writer.h writes it as a minimal ELF64,
+// A seeded random RV64IMAC or RV32IMAC program generator (in the spirit of riscv-dv, much
+// smaller): it emits machine code directly (oracle/iss_asm.h), and oracle/elf_writer.h writes it
+// as a minimal ELF64 or ELF32,
 // so it needs no cross toolchain at run time. Every program terminates: loops are counted, calls
 // form a DAG (a function only calls functions of a deeper level), other branches and indirect
 // jumps go forward, and the dynamic length is bounded by an estimate kept while generating.
@@ -28,6 +29,9 @@ struct ProgramGenOptions {
   uint32_t trap_per_mille = 20;      ///< share of blocks that trap (ecall, ebreak, illegal)
   uint32_t compressed_percent = 40;  ///< share of instructions emitted in compressed form
   uint64_t max_dynamic = 150'000;    ///< bound on the estimated dynamic instruction count
+  /// Register width: RV64IMAC (the bytes of an RV64 program are those of kProgramGenVersion) or
+  /// RV32IMAC (the same shape from the same seed, RV64-only instructions replaced).
+  Xlen xlen = Xlen::k64;
 };
 
 struct GeneratedProgram {
@@ -35,7 +39,10 @@ struct GeneratedProgram {
   std::vector<Segment> segments;
   std::vector<Symbol> symbols;
   uint64_t estimated_dynamic = 0;
-  ProgramImage ToImage() const { return ProgramImage::FromSegments(entry, segments, symbols); }
+  Xlen xlen = Xlen::k64;  ///< ProgramGenOptions::xlen; WriteElf(..., xlen) writes its class
+  ProgramImage ToImage() const {
+    return ProgramImage::FromSegments(entry, segments, symbols, xlen);
+  }
 };
 
 /// Generates one program from `seed` (deterministic: same seed and options, same bytes).

@@ -34,9 +34,22 @@ Result<ProgramImage> ProgramImage::Load(const std::string& path) {
   if (bytes.size() < EI_NIDENT || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0) {
     return Status::InvalidArgument(path + ": not an ELF file (bad magic at byte offset 0)");
   }
-  if (bytes[EI_CLASS] != ELFCLASS64) {
+  if (bytes[EI_CLASS] != ELFCLASS64 && bytes[EI_CLASS] != ELFCLASS32) {
     return Status::InvalidArgument(path + ": wrong ELF class " + std::to_string(bytes[EI_CLASS]) +
-                                   " at byte offset 4 (need ELFCLASS64, RV64)");
+                                   " at byte offset 4 (need ELFCLASS32, RV32, or ELFCLASS64, RV64)");
+  }
+  // e_ehsize tells a header's real class: a class byte that disagrees with it would make libelf
+  // read the header's fields at the wrong offsets.
+  const bool is32 = bytes[EI_CLASS] == ELFCLASS32;
+  const size_t ehsize_at = is32 ? 40 : 52;
+  const unsigned ehsize =
+      bytes.size() >= ehsize_at + 2 ? (bytes[ehsize_at] | bytes[ehsize_at + 1] << 8) : 0;
+  if (ehsize != (is32 ? 52u : 64u)) {
+    return Status::InvalidArgument(
+        path + ": wrong ELF class " + std::to_string(bytes[EI_CLASS]) +
+        " at byte offset 4 for its header: e_ehsize (byte offset " + std::to_string(ehsize_at) +
+        ") is " + std::to_string(ehsize) + ", an " +
+        (is32 ? "ELFCLASS32 header has 52" : "ELFCLASS64 header has 64"));
   }
   if (elf_version(EV_CURRENT) == EV_NONE) return Status::Internal("libelf: version mismatch");
   ElfCloser closer{elf_memory(reinterpret_cast<char*>(bytes.data()), bytes.size())};
@@ -52,6 +65,7 @@ Result<ProgramImage> ProgramImage::Load(const std::string& path) {
   ProgramImage image;
   image.path_ = path;
   image.entry_ = ehdr.e_entry;
+  image.xlen_ = is32 ? Xlen::k32 : Xlen::k64;
 
   size_t phnum = 0;
   if (elf_getphdrnum(elf, &phnum) != 0) {
@@ -112,6 +126,18 @@ Result<ProgramImage> ProgramImage::Load(const std::string& path) {
   return image;
 }
 
+Result<ProgramImage> ProgramImage::Load(const std::string& path, Xlen want) {
+  CTTE_ASSIGN_OR_RETURN(ProgramImage image, Load(path));
+  if (image.xlen() != want) {
+    const bool is32 = image.xlen() == Xlen::k32;
+    return Status::InvalidArgument(
+        path + ": wrong ELF class " + (is32 ? "ELFCLASS32 (RV32)" : "ELFCLASS64 (RV64)") +
+        " at byte offset 4: need " + (is32 ? "ELFCLASS64 (RV64)" : "ELFCLASS32 (RV32)") +
+        " for an XLEN " + std::to_string(XlenBits(want)) + " core");
+  }
+  return image;
+}
+
 void ProgramImage::Finish() {
   std::sort(segments_.begin(), segments_.end(),
             [](const Segment& a, const Segment& b) { return a.vaddr < b.vaddr; });
@@ -120,8 +146,9 @@ void ProgramImage::Finish() {
 }
 
 ProgramImage ProgramImage::FromSegments(uint64_t entry, std::vector<Segment> segments,
-                                        std::vector<Symbol> symbols) {
+                                        std::vector<Symbol> symbols, Xlen xlen) {
   ProgramImage image;
+  image.xlen_ = xlen;
   image.path_ = "<memory>";
   image.entry_ = entry;
   image.segments_ = std::move(segments);

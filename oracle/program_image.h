@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "oracle/xlen.h"
 
 namespace ctte::oracle {
 
@@ -31,9 +32,15 @@ class ProgramImage {
   static constexpr uint64_t kRamBase = 0x80000000ULL;
   static constexpr uint64_t kRamSize = 64ULL << 20;
 
-  /// Loads an RV64 ELF. Errors name the file and the reason: missing file, not an ELF, wrong
-  /// machine or class, a segment outside RAM.
+  /// Loads an RV32 (ELFCLASS32) or RV64 (ELFCLASS64) RISC-V ELF; xlen() is its class. Errors
+  /// name the file and the reason: missing file, not an ELF, wrong machine or class, a segment
+  /// outside RAM.
   static Result<ProgramImage> Load(const std::string& path);
+  /// As Load, and refuses an ELF whose class is not `want` (the error names both widths).
+  static Result<ProgramImage> Load(const std::string& path, Xlen want);
+
+  /// The program's register width: its ELF class (FromSegments: as given).
+  Xlen xlen() const { return xlen_; }
 
   uint64_t entry() const { return entry_; }
   const std::vector<Segment>& segments() const { return segments_; }
@@ -51,13 +58,14 @@ class ProgramImage {
   /// taken as given: unlike Load, nothing checks that they lie inside RAM, so the caller must
   /// (the ISS CHECKs it).
   static ProgramImage FromSegments(uint64_t entry, std::vector<Segment> segments,
-                                   std::vector<Symbol> symbols = {});
+                                   std::vector<Symbol> symbols = {}, Xlen xlen = Xlen::k64);
 
  private:
   void Finish();  ///< sorts segments and symbols
 
   std::string path_;
   uint64_t entry_ = 0;
+  Xlen xlen_ = Xlen::k64;
   std::vector<Segment> segments_;   ///< sorted by vaddr
   std::vector<Symbol> symbols_;     ///< sorted by addr
 };

@@ -57,7 +57,7 @@ class Reconstructor::InsnCache {
   static constexpr int kPageBits = 12;
   static constexpr uint64_t kSlots = (1u << kPageBits) / 2;
 
-  explicit InsnCache(const ProgramImage& image) : image_(image) {}
+  InsnCache(const ProgramImage& image, Xlen xlen) : image_(image), xlen_(xlen) {}
 
   const Decoded& Get(uint64_t pc) {
     const uint64_t page = pc >> kPageBits;
@@ -88,7 +88,7 @@ class Reconstructor::InsnCache {
       d->kind = kUnmapped;
       return;
     }
-    const InsnInfo info = DecodeInsn(raw);
+    const InsnInfo info = DecodeInsn(raw, xlen_);  // c.jal on RV32 is c.addiw on RV64
     d->size = info.size;
     d->offset = static_cast<int32_t>(info.offset);
     d->itype = static_cast<uint8_t>(info.itype);
@@ -103,6 +103,7 @@ class Reconstructor::InsnCache {
   }
 
   const ProgramImage& image_;
+  Xlen xlen_;
   std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
   uint64_t last_page_ = ~0ULL;
   Page* last_ = nullptr;
@@ -114,10 +115,20 @@ Reconstructor::Reconstructor(const ProgramImage& image, ReconstructOptions optio
     : image_(image),
       options_(options),
       sink_(sink),
-      cache_(std::make_unique<InsnCache>(image)),
+      cache_(std::make_unique<InsnCache>(image, options.xlen == 32 ? Xlen::k32 : Xlen::k64)),
       mode_(options.mode) {
   hist_.reserve(64);
   ras_cap_ = options.implicit_return_depth < 32 ? options.implicit_return_depth : 32;
+  if (!IsValidXlen(options_.xlen)) options_.xlen = 64;
+  mask_ = AddressMask(options_.xlen);
+}
+
+bool Reconstructor::AddressFits(const Message& msg, Field f) {
+  if (AddressFieldFits(msg.get(f), options_.xlen)) return true;
+  Fail(msg, std::string(FieldName(f)) +
+                Hex(" 0x%llx has more significant bits than XLEN %llu allows (bits 1..XLEN-1)",
+                    msg.get(f), options_.xlen));
+  return false;
 }
 
 void Reconstructor::RasPush(uint64_t link) {
@@ -247,13 +258,13 @@ bool Reconstructor::Walk(const Message& msg, End end) {
     last_kind = d.kind;
     switch (d.kind) {
       case kSeq:
-        pc += d.size;
+        pc = (pc + d.size) & mask_;
         break;
       case kJump:
         if (ras_cap_ > 0 && d.itype == static_cast<uint8_t>(IType::kDirectCall)) {
-          RasPush(pc + d.size);
+          RasPush((pc + d.size) & mask_);
         }
-        pc += static_cast<uint64_t>(static_cast<int64_t>(d.offset));
+        pc = (pc + static_cast<uint64_t>(static_cast<int64_t>(d.offset))) & mask_;
         break;
       case kBranch: {
         bool taken;
@@ -276,7 +287,8 @@ bool Reconstructor::Walk(const Message& msg, End end) {
         } else {
           taken = remaining == 0 && end == End::kDirectBranch;
         }
-        pc += taken ? static_cast<uint64_t>(static_cast<int64_t>(d.offset)) : d.size;
+        pc = (pc + (taken ? static_cast<uint64_t>(static_cast<int64_t>(d.offset)) : d.size)) &
+             mask_;
         break;
       }
       default: {  // kIndirect, kTrapRet
@@ -285,7 +297,7 @@ bool Reconstructor::Walk(const Message& msg, End end) {
           // The stack moves exactly as the encoder's: also when this ends the I-CNT (then the
           // message's address is the target, whatever was popped).
           const auto t = static_cast<IType>(d.itype);
-          const uint64_t link = pc + d.size;
+          const uint64_t link = (pc + d.size) & mask_;
           if ((t == IType::kReturn || t == IType::kCoroutineSwap) && ras_n_ > 0) {
             const uint64_t target = ras_[--ras_n_];
             popped = true;
@@ -341,6 +353,7 @@ void Reconstructor::OnMessage(const Message& msg) {
         HtmWalk(msg);  // mode detection only
       }
       Lose();
+      if (!AddressFits(msg, Field::kFaddr)) return;
       pc_ = msg.get(Field::kFaddr) << 1;
       ref_ = pc_;
       have_pos_ = true;
@@ -363,7 +376,7 @@ void Reconstructor::OnMessage(const Message& msg) {
     case Tcode::kIndirectBranchHist: {
       if (!have_pos_) return;
       const End end = msg.get(Field::kBtype) == kBtypeJump ? End::kIndirect : End::kTrap;
-      if (!Walk(msg, end)) return;
+      if (!Walk(msg, end) || !AddressFits(msg, Field::kUaddr)) return;
       pc_ = (msg.get(Field::kUaddr) << 1) ^ ref_;
       ref_ = pc_;
       last_branch_ = msg;

@@ -63,6 +63,10 @@ struct ReconstructOptions {
   /// A walk longer than this many half-words is reported instead of performed (corrupt
   /// input must not loop for hours).
   uint64_t max_walk_halfwords = 1ULL << 36;
+  /// 32 or 64 (anything else is taken as 64): PCs are XLEN bits wide, so walks and branch
+  /// targets wrap modulo 2^XLEN, and an F-ADDR or U-ADDR with more than XLEN-1 significant bits
+  /// is a decode error (spec/ntrace.md section 6).
+  uint32_t xlen = 64;
 };
 
 class Reconstructor {
@@ -97,6 +101,7 @@ class Reconstructor {
   void Mark(Marker m);
   void Flush();
   bool HtmWalk(const Message& msg);
+  bool AddressFits(const Message& msg, Field f);
 
   const ProgramImage& image_;
   ReconstructOptions options_;
@@ -109,6 +114,7 @@ class Reconstructor {
   uint64_t carry_icnt_ = 0;  ///< ResourceFull RCODE 0 sums, added to the next I-CNT
   std::vector<HistSeg> hist_;
   ReconstructOptions::Mode mode_;
+  uint64_t mask_ = ~uint64_t{0};  ///< AddressMask(xlen)
   Message last_branch_;      ///< for RepeatBranch
   bool have_last_branch_ = false;
   // Implicit return: the decoder-side copy of the encoder's stack (oldest entry first).

@@ -12,6 +12,7 @@ namespace ctte::oracle {
 
 ReferenceEncoder::ReferenceEncoder(EncoderConfig config) : config_(config) {
   if (config_.sync_mode == 2) config_.sync_mode = 0;  // cycles: not implemented, legalizes to 0
+  if (!IsValidXlen(config_.xlen)) config_.xlen = 64;
   if (config_.features.implicit_return_depth > kMaxReturnStackDepth) {
     config_.features.implicit_return_depth = kMaxReturnStackDepth;
   }
@@ -55,7 +56,8 @@ void ReferenceEncoder::Open() {
 void ReferenceEncoder::Beat(const Retired& beat) {
   if (!tracing_) return;
   const bool htm = config_.mode == TraceMode::kHtm;
-  const uint64_t a = beat.pc;
+  const uint64_t mask = AddressMask(config_.xlen);
+  const uint64_t a = beat.pc & mask;
   beat_records_ = 0;
   // 1. Window open.
   if (opening_) {
@@ -121,7 +123,7 @@ void ReferenceEncoder::Beat(const Retired& beat) {
       pred_valid_ = false;
     }
     if (config_.features.implicit_return_depth > 0) {
-      const uint64_t link = a + 2 * h;
+      const uint64_t link = (a + 2 * h) & mask;
       const IType t = beat.itype;
       if ((t == IType::kReturn || t == IType::kCoroutineSwap) && ras_n_ > 0) {
         pred_ = ras_[--ras_n_];

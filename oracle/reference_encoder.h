@@ -23,6 +23,9 @@ struct EncoderConfig {
   uint8_t sync_max = 0;    ///< period = 2^(sync_max + 4)
   uint8_t icnt_bits = 22;  ///< I-CNT width before ResourceFull RCODE 0
   FeatureSet features = {};  ///< optional features enabled (section 11); none by default
+  /// 32 or 64 (anything else legalizes to 64): addresses, the return stack and the link are
+  /// XLEN bits wide (spec/ntrace.md section 6; oracle/ntrace_message.h AddressMask).
+  uint8_t xlen = 64;
 };
 
 class ReferenceEncoder {

@@ -27,6 +27,7 @@ Expected BuildExpected(const ProgramImage& image, const ExpectedOptions& options
   e.mode = options.encoder.mode;
   e.sync_mode = options.encoder.sync_mode;
   e.features = options.encoder.features;
+  e.xlen = IsValidXlen(options.encoder.xlen) ? options.encoder.xlen : 64;
   e.stopped = options.stop_at_end;
   std::vector<RetirementEdge> edges = options.edges;
   if (edges.empty()) edges.push_back(RetirementEdge{0, true});
@@ -115,7 +116,7 @@ class Collector : public MessageReader::Reporter {
 }  // namespace
 
 DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImage& image,
-                               TraceMode mode, const FeatureSet& features) {
+                               TraceMode mode, const FeatureSet& features, uint32_t xlen) {
   DecodedStream d;
   d.bytes.assign(bytes.begin(), bytes.end());
   CollectingSink sink;
@@ -123,6 +124,7 @@ DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImag
   ro.mode = mode == TraceMode::kHtm ? ReconstructOptions::Mode::kHtm
                                     : ReconstructOptions::Mode::kBtm;
   ro.implicit_return_depth = features.implicit_return_depth;
+  ro.xlen = xlen;
   Reconstructor rec(image, ro, &sink);
   Collector collector(&rec, &d.problems);
   MessageReader reader(std::span<const uint8_t>(d.bytes), &collector);

@@ -47,6 +47,7 @@ struct Expected {
   TraceMode mode = TraceMode::kHtm;
   uint8_t sync_mode = 0;
   FeatureSet features;                  ///< optional features of the encoder (and decoder)
+  uint8_t xlen = 64;                    ///< the encoder's XLEN (and the decoder's)
   uint64_t beats = 0;                   ///< beats the core presented
   uint64_t retired = 0;
   StopReason stop_reason = StopReason::kRunning;  ///< how the reference core stopped
@@ -108,9 +109,11 @@ struct DecodedStream {
 };
 
 /// Reads and reconstructs `bytes` against `image` (pure; never fails: problems are recorded).
-/// `features`: the encoder's optional features, run by the decoder too (section 11).
+/// `features`: the encoder's optional features, run by the decoder too (section 11); `xlen`:
+/// the encoder's address width (32 or 64).
 DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImage& image,
-                               TraceMode mode, const FeatureSet& features = {});
+                               TraceMode mode, const FeatureSet& features = {},
+                               uint32_t xlen = 64);
 
 struct Observed {
   DecodedStream stream;

@@ -8,6 +8,7 @@
 #include "base/files.h"
 #include "base/sha256.h"
 #include "lab/image_manifest.h"
+#include "runner/workload_xlen.h"
 
 namespace ctte::runner {
 namespace {
@@ -43,11 +44,16 @@ Status StoreSpecArtifacts(const CampaignSpec& spec, const PlanOptions& o,
   for (const WeightedValue& w : spec.axis("workload").values) {
     if (w.value == "random") continue;  // generated per run: kept by StoreRunArtifacts
     auto user = o.user_workloads.find(w.value);
-    const std::string path =
-        user != o.user_workloads.end() ? user->second : o.workload_dir + "/" + w.value + ".elf";
-    if (!IsFile(path)) continue;
-    Result<std::string> put = store.PutFile(path);
-    if (!put.ok()) return put.status();
+    // A built-in has one build per width (runner/workload_xlen.h): keep each one present.
+    for (const uint32_t xlen : {64u, 32u}) {
+      const std::string path = user != o.user_workloads.end()
+                                   ? user->second
+                                   : BuiltinWorkloadPath(o.workload_dir, w.value, xlen);
+      if (!IsFile(path)) continue;
+      Result<std::string> put = store.PutFile(path);
+      if (!put.ok()) return put.status();
+      if (user != o.user_workloads.end()) break;
+    }
   }
   return Status::Ok();
 }

@@ -66,16 +66,16 @@ RunOutcome ExecuteRun(const PreparedRun& run, lab::Board& board, lab::Board* twi
 
   oracle::Observed obs;
   obs.stream = oracle::DecodeForJudging(out.stream, *run.program, run.expected.mode,
-                                        run.expected.features);
+                                        run.expected.features, run.expected.xlen);
   obs.capture = ToCaptureFacts(cap, run.plan.drain_budget_sink_cycles);
   if (has_twin) {
     obs.twin = oracle::DecodeForJudging(twin.capture.bytes, *run.program, run.expected.mode,
-                                        run.expected.features);
+                                        run.expected.features, run.expected.xlen);
     obs.twin_capture = ToCaptureFacts(twin.capture, run.plan.drain_budget_sink_cycles);
     out.twin_stream_sha256 = Sha256Hex(std::span<const uint8_t>(twin.capture.bytes));
   } else if (options.twin_stream.has_value()) {
     obs.twin = oracle::DecodeForJudging(*options.twin_stream, *run.program, run.expected.mode,
-                                        run.expected.features);
+                                        run.expected.features, run.expected.xlen);
     out.twin_stream_sha256 = Sha256Hex(std::span<const uint8_t>(*options.twin_stream));
   }
   oracle::Judgement j = oracle::JudgeRun(run.expected, obs);

@@ -14,6 +14,7 @@
 #include "oracle/program_gen.h"
 #include "regmap/registers.h"
 #include "runner/features_axis.h"
+#include "runner/workload_xlen.h"
 
 namespace ctte::runner {
 namespace {
@@ -37,23 +38,27 @@ bool FileExists(const std::string& path) {
   return std::filesystem::exists(path, ec) && !ec;
 }
 
-Result<std::string> ResolveWorkload(const RunConfig& c, const PlanOptions& o) {
+// `xlen`: the image's; a built-in workload resolves to its build of that width.
+Result<std::string> ResolveWorkload(const RunConfig& c, const PlanOptions& o, uint32_t xlen) {
   if (!o.workload_path.empty()) return o.workload_path;
   if (auto it = o.user_workloads.find(c.workload); it != o.user_workloads.end()) {
     return it->second;
   }
   if (c.workload == "random") {
     const std::string dir = o.scratch_dir.empty() ? std::string("/tmp") : o.scratch_dir;
+    // A program of the image's width (the RV64 cache name is that of before).
     const std::string path = dir + "/ctte-random-" + oracle::kProgramGenVersion + "-" +
-                             SeedHex(c.program_seed) + ".elf";
+                             SeedHex(c.program_seed) + (xlen == 32 ? "-rv32" : "") + ".elf";
     if (!FileExists(path)) {
-      const oracle::GeneratedProgram p = oracle::GenerateProgram(c.program_seed, {});
-      CTTE_RETURN_IF_ERROR(oracle::WriteElf(path, p.entry, p.segments, p.symbols));
+      oracle::ProgramGenOptions go;
+      go.xlen = xlen == 32 ? oracle::Xlen::k32 : oracle::Xlen::k64;
+      const oracle::GeneratedProgram p = oracle::GenerateProgram(c.program_seed, go);
+      CTTE_RETURN_IF_ERROR(oracle::WriteElf(path, p.entry, p.segments, p.symbols, p.xlen));
     }
     return path;
   }
   if (c.workload.empty()) return Status::InvalidArgument("config.workload: empty");
-  const std::string path = o.workload_dir + "/" + c.workload + ".elf";
+  const std::string path = BuiltinWorkloadPath(o.workload_dir, c.workload, xlen);
   if (!FileExists(path)) return Status::NotFound("config.workload: no workload ELF " + path);
   return path;
 }
@@ -154,9 +159,10 @@ Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& optio
   Result<lab::ImageManifest> m = lab::ImageManifest::Load(manifest);
   if (!m.ok()) return m.status();
   r.manifest = *m;
-  Result<std::string> wl = ResolveWorkload(config, options);
+  Result<std::string> wl = ResolveWorkload(config, options, ImageXlen(r.manifest));
   if (!wl.ok()) return wl.status();
   r.workload_path = *wl;
+  CTTE_RETURN_IF_ERROR(CheckWorkloadXlen(r.manifest, config.workload, r.workload_path));
   Result<oracle::ProgramImage> prog = oracle::ProgramImage::Load(r.workload_path);
   if (!prog.ok()) return prog.status();
   Result<std::string> digest = Sha256File(r.workload_path);
@@ -219,6 +225,7 @@ Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& optio
   eo.encoder.sync_mode = p.encoder.sync_mode;
   eo.encoder.sync_max = p.encoder.sync_max;
   eo.encoder.features = *features;
+  eo.encoder.xlen = static_cast<uint8_t>(ImageXlen(r.manifest));
   eo.stop_at_end = true;
   if (config.window_pause.has_value() != config.window_resume.has_value()) {
     return Status::InvalidArgument("config.window: pause and resume must be given together");

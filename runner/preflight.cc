@@ -11,15 +11,17 @@
 #include "lab/pll.h"
 #include "oracle/program_image.h"
 #include "runner/draw.h"
+#include "runner/workload_xlen.h"
 
 namespace ctte::runner {
 namespace {
 
 // Problem indices by the value (or value pair) that causes them.
 struct Index {
-  std::map<std::string, size_t> image, workload, regime;
+  std::map<std::string, size_t> image, regime;
   std::map<std::string, size_t> fabric;                           // PLL range
   std::map<std::pair<std::string, std::string>, size_t> closure;  // (image, fabric_mhz)
+  std::map<std::pair<std::string, std::string>, size_t> width;    // (image, workload)
 };
 
 }  // namespace
@@ -75,21 +77,55 @@ PreflightReport PreflightCampaign(const CampaignSpec& spec, const PlanOptions& o
                                       "): " + p.status().message());
     }
   }
-  if (o.workload_path.empty()) {
-    for (const WeightedValue& w : spec.axis("workload").values) {
-      if (w.value == "random") continue;  // generated per run
-      auto user = o.user_workloads.find(w.value);
-      const std::string path =
-          user != o.user_workloads.end() ? user->second : o.workload_dir + "/" + w.value + ".elf";
-      std::error_code ec;
-      Status st = std::filesystem::is_regular_file(path, ec)
-                      ? oracle::ProgramImage::Load(path).status()
-                      : Status::NotFound("no workload ELF " + path);
-      if (!st.ok()) {
-        ix.workload[w.value] = add(InfraCause::kPrepare, "workload " + w.value + ": " +
-                                                             st.ToString());
+  // Workloads: the ELF each (image, workload) pair runs must exist, load, and have the image's
+  // class (runner/workload_xlen.h). A file shared by several pairs is reported once.
+  const auto check_elf = [](const std::string& path) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(path, ec) ? oracle::ProgramImage::Load(path).status()
+                                                      : Status::NotFound("no workload ELF " + path);
+  };
+  std::map<std::string, size_t> by_path;  // a problem of a file, by path
+  std::map<std::string, size_t> by_pair;  // a class mismatch, by "<xlen>:<path>"
+  const auto pair_problem = [&](const std::string& image, const lab::ImageManifest* m,
+                                const std::string& workload, const std::string& path) {
+    std::optional<size_t> idx;
+    if (auto it = by_path.find(path); it != by_path.end()) {
+      idx = it->second;
+    } else if (Status st = check_elf(path); !st.ok()) {
+      // A class the loader refuses is reported as a mismatch with the image below when the
+      // header is readable, so only refuse here what is not a question of width.
+      Result<uint32_t> cls = ElfXlen(path);
+      if (!cls.ok() || m == nullptr || *cls == ImageXlen(*m)) {
+        idx = by_path[path] = add(InfraCause::kPrepare, "workload " + workload + ": " +
+                                                            st.ToString());
       }
     }
+    if (!idx && m != nullptr) {
+      const std::string key = std::to_string(ImageXlen(*m)) + ":" + path;
+      if (auto it = by_pair.find(key); it != by_pair.end()) {
+        idx = it->second;
+      } else if (Status st = CheckWorkloadXlen(*m, workload, path); !st.ok()) {
+        idx = by_pair[key] = add(InfraCause::kPrepare, st.message());
+      }
+    }
+    if (idx) ix.width[{image, workload}] = *idx;
+  };
+  if (o.workload_path.empty()) {
+    for (const WeightedValue& w : spec.axis("workload").values) {
+      if (w.value == "random") continue;  // generated per run, for the image's width
+      auto user = o.user_workloads.find(w.value);
+      for (const WeightedValue& image : spec.images) {
+        auto m = manifests.find(image.value);
+        const lab::ImageManifest* mp = m == manifests.end() ? nullptr : &m->second;
+        const std::string path =
+            user != o.user_workloads.end()
+                ? user->second
+                : BuiltinWorkloadPath(o.workload_dir, w.value, mp ? ImageXlen(*mp) : 64);
+        pair_problem(image.value, mp, w.value, path);
+      }
+    }
+  } else {
+    for (const auto& [name, m] : manifests) pair_problem(name, &m, "--workload-elf", o.workload_path);
   }
   if (out.problems.empty()) return out;
 
@@ -106,7 +142,11 @@ PreflightReport PreflightCampaign(const CampaignSpec& spec, const PlanOptions& o
     const RunConfig c = Draw(spec, i);
     const std::string mhz = std::to_string(c.fabric_mhz);
     // The first failing step of a run, in the order the soak meets them.
-    hit(ix.image, c.image, i) || hit(ix.workload, c.workload, i) || hit(ix.fabric, mhz, i) ||
+    hit(ix.image, c.image, i) ||
+        hit(ix.width, std::make_pair(c.image, o.workload_path.empty() ? c.workload
+                                                                       : "--workload-elf"),
+            i) ||
+        hit(ix.fabric, mhz, i) ||
         hit(ix.regime, c.overflow_regime, i) || hit(ix.closure, std::make_pair(c.image, mhz), i);
   }
   out.scanned = scan;

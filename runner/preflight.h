@@ -2,7 +2,9 @@
 //
 // The soak refuses some runs at once, whatever board runs them (runner/board_session.h): an image
 // whose manifest cannot be found or loaded under image_dir (kPrepare), a named workload with no
-// ELF under workload_dir (kPrepare), a fabric clock the board's PLL cannot program or a sink clock
+// ELF under workload_dir (kPrepare), a workload whose ELF class is not the image's XLEN (a 64-bit
+// program on a 32-bit image or the reverse; kPrepare, per (image, workload) pair, built-ins
+// resolving to their build of the image's width: runner/workload_xlen.h), a fabric clock the board's PLL cannot program or a sink clock
 // it cannot program (lab/pll.h, kClock), and a fabric clock whose PLL-programmed frequency is
 // above the image's declared fmax (kClosureGate). `ctte-lab campaign check` runs this check.
 //

@@ -18,10 +18,11 @@ void ctte_print_checksum(const char* name, uint64_t value);
 /// 0: pass (0x5555); otherwise (code<<16)|0x3333. Never returns.
 void ctte_exit(int code) __attribute__((noreturn));
 
-/// ecall with a7 = number, a0 = arg; the handler's result comes back in a0.
-static inline uint64_t ctte_ecall(uint64_t number, uint64_t arg) {
-  register uint64_t a0 __asm__("a0") = arg;
-  register uint64_t a7 __asm__("a7") = number;
+/// ecall with a7 = number, a0 = arg; the handler's result comes back in a0 (register-wide:
+/// 32 bits on RV32).
+static inline uintptr_t ctte_ecall(uintptr_t number, uintptr_t arg) {
+  register uintptr_t a0 __asm__("a0") = arg;
+  register uintptr_t a7 __asm__("a7") = number;
   __asm__ volatile("ecall" : "+r"(a0) : "r"(a7) : "memory");
   return a0;
 }

@@ -1,7 +1,17 @@
 # Shared start-up for the CTTE workloads (M-mode, bare metal).
 # Sets gp and sp, zeroes .bss, installs the trap entry, enables the machine software interrupt
 # (mie.MSIE, mstatus.MIE) so an interrupt schedule can be applied, calls main and exits through
-# the SiFive test device with main's return value.
+# the SiFive test device with main's return value. Built for RV64 and RV32 (__riscv_xlen): REG_S,
+# REG_L and REGBYTES are the register-width store, load and size.
+#if __riscv_xlen == 64
+#define REG_S sd
+#define REG_L ld
+#define REGBYTES 8
+#else
+#define REG_S sw
+#define REG_L lw
+#define REGBYTES 4
+#endif
   .section .text.init, "ax", @progbits
   .globl _start
 _start:
@@ -14,8 +24,8 @@ _start:
   la t1, __bss_end
 1:
   bgeu t0, t1, 2f
-  sd zero, 0(t0)
-  addi t0, t0, 8
+  REG_S zero, 0(t0)
+  addi t0, t0, REGBYTES
   j 1b
 2:
   la t0, trap_entry
@@ -35,43 +45,43 @@ _start:
   .balign 4
   .globl trap_entry
 trap_entry:
-  addi sp, sp, -128
-  sd ra, 0(sp)
-  sd t0, 8(sp)
-  sd t1, 16(sp)
-  sd t2, 24(sp)
-  sd a0, 32(sp)
-  sd a1, 40(sp)
-  sd a2, 48(sp)
-  sd a3, 56(sp)
-  sd a4, 64(sp)
-  sd a5, 72(sp)
-  sd a6, 80(sp)
-  sd a7, 88(sp)
-  sd t3, 96(sp)
-  sd t4, 104(sp)
-  sd t5, 112(sp)
-  sd t6, 120(sp)
+  addi sp, sp, -16*REGBYTES
+  REG_S ra, 0*REGBYTES(sp)
+  REG_S t0, 1*REGBYTES(sp)
+  REG_S t1, 2*REGBYTES(sp)
+  REG_S t2, 3*REGBYTES(sp)
+  REG_S a0, 4*REGBYTES(sp)
+  REG_S a1, 5*REGBYTES(sp)
+  REG_S a2, 6*REGBYTES(sp)
+  REG_S a3, 7*REGBYTES(sp)
+  REG_S a4, 8*REGBYTES(sp)
+  REG_S a5, 9*REGBYTES(sp)
+  REG_S a6, 10*REGBYTES(sp)
+  REG_S a7, 11*REGBYTES(sp)
+  REG_S t3, 12*REGBYTES(sp)
+  REG_S t4, 13*REGBYTES(sp)
+  REG_S t5, 14*REGBYTES(sp)
+  REG_S t6, 15*REGBYTES(sp)
   csrr a0, mcause
   csrr a1, mepc
   mv a2, sp
   call ctte_trap
   csrw mepc, a0
-  ld ra, 0(sp)
-  ld t0, 8(sp)
-  ld t1, 16(sp)
-  ld t2, 24(sp)
-  ld a0, 32(sp)
-  ld a1, 40(sp)
-  ld a2, 48(sp)
-  ld a3, 56(sp)
-  ld a4, 64(sp)
-  ld a5, 72(sp)
-  ld a6, 80(sp)
-  ld a7, 88(sp)
-  ld t3, 96(sp)
-  ld t4, 104(sp)
-  ld t5, 112(sp)
-  ld t6, 120(sp)
-  addi sp, sp, 128
+  REG_L ra, 0*REGBYTES(sp)
+  REG_L t0, 1*REGBYTES(sp)
+  REG_L t1, 2*REGBYTES(sp)
+  REG_L t2, 3*REGBYTES(sp)
+  REG_L a0, 4*REGBYTES(sp)
+  REG_L a1, 5*REGBYTES(sp)
+  REG_L a2, 6*REGBYTES(sp)
+  REG_L a3, 7*REGBYTES(sp)
+  REG_L a4, 8*REGBYTES(sp)
+  REG_L a5, 9*REGBYTES(sp)
+  REG_L a6, 10*REGBYTES(sp)
+  REG_L a7, 11*REGBYTES(sp)
+  REG_L t3, 12*REGBYTES(sp)
+  REG_L t4, 13*REGBYTES(sp)
+  REG_L t5, 14*REGBYTES(sp)
+  REG_L t6, 15*REGBYTES(sp)
+  addi sp, sp, 16*REGBYTES
   mret

@@ -1,10 +1,13 @@
-// CTTE N-Trace encoder, XLEN 64: top level with flat ports (the Verilator image's model).
+// CTTE N-Trace encoder, XLEN 64 or 32 (the XLEN parameter): top level with flat ports (the model
+// of the Verilator image). The ports are the same for both widths (in_iaddr is 64 bits): an
+// XLEN 32 image zero-extends iaddr[31:0] and asserts that the upper half is zero, so a 64-bit
+// address is never silently truncated (the runner refuses such a workload before the run).
 //
 //   ingress (fabric clk) -> ctte_frontend -> ctte_msgq (QDEPTH records) -> ctte_packer
 //     -> ctte_async_fifo (fabric -> sink clk, Gray pointers) -> sink ready/valid
 //   ctte_regs: TCI registers + vendor identity/counters/status on a fabric-clock bus.
 //
-// Profile parameters: ProfileId, LogQDepth, LogFifoDepth; identity: BuildId (random per CMake
+// Profile parameters: ProfileId, LogQDepth, LogFifoDepth, XLEN (ctteProfile.Xlen); identity: BuildId (random per CMake
 // configure), Mutant (0 = none; one contract-breaking change per id, docs/mutants.md).
 module ctte_encoder #(
   parameter logic [63:0] BUILD_ID = 64'd0,
@@ -12,7 +15,8 @@ module ctte_encoder #(
   parameter int unsigned LOG_QDEPTH = 4,
   parameter int unsigned LOG_FIFO_DEPTH = 4,
   parameter int unsigned MUTANT = 0,
-  parameter int unsigned RAS_DEPTH = 0   // implicit-return stack depth, 0..32 (0 = absent)
+  parameter int unsigned RAS_DEPTH = 0,  // implicit-return stack depth, 0..32 (0 = absent)
+  parameter int unsigned XLEN = 64       // address width, 32 or 64
 ) (
   input  logic        clk_fabric,
   input  logic        clk_sink,
@@ -47,6 +51,11 @@ module ctte_encoder #(
   logic unused_ingress;
   assign unused_ingress = ^{in_ilastsize, in_priv, in_context, in_cause, in_tval};
 
+  // The ingress address as the front end sees it: Xlen bits, zero-extended.
+  localparam logic [63:0] AddrMask = XLEN >= 64 ? {64{1'b1}} : ((64'd1 << XLEN) - 64'd1);
+  logic [63:0] iaddr;
+  assign iaddr = in_iaddr & AddrMask;
+
   logic cfg_active, cfg_enable, cfg_tracing;
   logic [2:0] cfg_mode;
   logic [1:0] cfg_sync_mode;
@@ -65,11 +74,12 @@ module ctte_encoder #(
   logic out_full, out_push, out_eom, packer_busy, fifo_w_empty, fifo_true_empty;
   logic [7:0] out_byte;
 
-  ctte_frontend #(.QFreeBits(LOG_QDEPTH + 1), .RasDepth(RAS_DEPTH), .Mutant(MUTANT)) u_frontend (
+  ctte_frontend #(.QFreeBits(LOG_QDEPTH + 1), .RasDepth(RAS_DEPTH), .Xlen(XLEN),
+                  .Mutant(MUTANT)) u_frontend (
     .clk(clk_fabric), .rst_n,
     .cfg_active, .cfg_enable, .cfg_tracing, .cfg_mode, .cfg_sync_mode, .cfg_sync_max,
     .cfg_implicit_return,
-    .in_valid, .in_itype, .in_iaddr, .in_iretire,
+    .in_valid, .in_itype, .in_iaddr(iaddr), .in_iretire,
     .q_free, .enq_n, .enq_rec0, .enq_rec1, .enq_rec2,
     .ev_episode, .ev_dropped, .ev_halfwords, .st_lost, .st_window_open, .st_close_waiting
   );
@@ -98,7 +108,8 @@ module ctte_encoder #(
 
   ctte_regs #(
     .BuildId(BUILD_ID), .ProfileId(8'(PROFILE_ID)), .LogQDepth(LOG_QDEPTH),
-    .LogFifoDepth(LOG_FIFO_DEPTH), .MutantId(8'(MUTANT)), .RasDepth(RAS_DEPTH)
+    .LogFifoDepth(LOG_FIFO_DEPTH), .MutantId(8'(MUTANT)), .RasDepth(RAS_DEPTH),
+    .Xlen(8'(XLEN))
   ) u_regs (
     .clk(clk_fabric), .rst_n, .we(reg_we), .addr(reg_addr), .wdata(reg_wdata),
     .rdata(reg_rdata),
@@ -113,6 +124,9 @@ module ctte_encoder #(
   always_ff @(posedge clk_fabric) begin
     if (rst_n) begin
       assert (!te_empty || fifo_true_empty) else $error("trTeEmpty with bytes in the output FIFO");
+      // An address wider than XLEN is refused, never truncated.
+      assert (!in_valid || (in_iaddr & ~AddrMask) == 64'd0)
+        else $error("ingress iaddr 0x%h is wider than XLEN %0d", in_iaddr, XLEN);
     end
   end
 

@@ -20,6 +20,7 @@ module ctte_frontend
 #(
   parameter int unsigned QFreeBits = 5,
   parameter int unsigned RasDepth = 0,         // implicit-return stack depth (0 = not compiled)
+  parameter int unsigned Xlen = 64,            // 32 or 64: in_iaddr is zero-extended from Xlen
   parameter int unsigned Mutant = MutantNone   // docs/mutants.md; 0 in every deployable image
 ) (
   input  logic                 clk,
@@ -53,6 +54,8 @@ module ctte_frontend
 );
 
   localparam logic [IcntBits-1:0] IcntMax = {IcntBits{1'b1}};
+  // Addresses are Xlen bits: the link (return-stack entry) wraps as the core's PC does.
+  localparam logic [63:0] AddrMask = Xlen >= 64 ? {64{1'b1}} : ((64'd1 << Xlen) - 64'd1);
 
   // ---- state ----
   logic [IcntBits-1:0] icnt_q, icnt_d;
@@ -167,7 +170,7 @@ module ctte_frontend
     ras_n_w = ras_n_q;
     predv_w = predv_q;
     pred_w = pred_q;
-    link = in_iaddr + {55'd0, in_iretire, 1'b0};
+    link = (in_iaddr + {55'd0, in_iretire, 1'b0}) & AddrMask;
     nbeat = 2'd0;
     nrec = 2'd0;
     synced = 1'b0;

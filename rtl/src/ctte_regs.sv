@@ -11,7 +11,8 @@ module ctte_regs
   parameter int unsigned LogQDepth = 4,
   parameter int unsigned LogFifoDepth = 4,
   parameter logic [7:0]  MutantId = 8'd0,
-  parameter int unsigned RasDepth = 0   // implicit-return stack depth; 0 = not compiled
+  parameter int unsigned RasDepth = 0,  // implicit-return stack depth; 0 = not compiled
+  parameter logic [7:0]  Xlen = 8'd64   // ctteProfile.Xlen: the encoder's address width
 ) (
   input  logic        clk,
   input  logic        rst_n,
@@ -154,8 +155,9 @@ module ctte_regs
     ctl_r.inst_sync_mode = sync_mode_q;
     ctl_r.inst_sync_max = sync_max_q;
 
-    profile_r = CtteProfileConst;
+    profile_r = '0;
     profile_r.id = ProfileId;
+    profile_r.xlen = Xlen;
     profile_r.log_qdepth = 8'(LogQDepth);
     profile_r.log_fifo_depth = 8'(LogFifoDepth);
 

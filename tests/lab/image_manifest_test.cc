@@ -79,6 +79,18 @@ TEST(ImageManifestTest, WronglyTypedXlenIsAnError_bad) {
   ExpectRejected(Manifest("94.4", "64.5"), "xlen");
 }
 
+// Issue 16: the width is 32 or 64; any other value names the key and the value.
+TEST(ImageManifestTest, XlenIs32Or64_bad) {
+  Result<ImageManifest> m = ImageManifest::Load(Write(Manifest("94.4", "32")));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->xlen, 32u);
+  ExpectRejected(Manifest("94.4", "48"), "xlen");
+  ExpectRejected(Manifest("94.4", "0"), "xlen");
+  Result<ImageManifest> bad = ImageManifest::Load(Write(Manifest("94.4", "48")));
+  EXPECT_NE(bad.status().message().find("xlen: expected 32 or 64, got 48"), std::string::npos)
+      << bad.status().ToString();
+}
+
 // The register map (docs/zynq-board.md): name -> offset, carried into the deploy request.
 TEST(ImageManifestTest, ReadsTheRegisterMap) {
   std::string text = Manifest("94.4");

@@ -56,11 +56,14 @@ ProgramImage StoreToHost(uint64_t value, bool symbols = true) {
 }
 
 TEST(IssHtifTest, TheExampleExitsWithCodeThreeAndPrintsItsLine) {
-  for (const char* name : {"htif_hello", "htif_hello_wait"}) {
+  // Both widths: the -rv32 builds are ELFCLASS32, tohost written by two 32-bit stores.
+  for (const char* name :
+       {"htif_hello", "htif_hello_wait", "htif_hello-rv32", "htif_hello_wait-rv32"}) {
     if (!std::filesystem::exists(Example(name))) {
       GTEST_SKIP() << Example(name) << " not built (CTTE_BUILD_WORKLOADS)";
     }
-    Result<ProgramImage> image = ProgramImage::Load(Example(name));
+    const bool rv32 = std::string(name).ends_with("-rv32");
+    Result<ProgramImage> image = ProgramImage::Load(Example(name), rv32 ? Xlen::k32 : Xlen::k64);
     ASSERT_TRUE(image.ok()) << image.status().ToString();
     const Outcome o = RunToEnd(*image);
     // The waiting variant only gets here when fromhost was answered.
@@ -69,6 +72,34 @@ TEST(IssHtifTest, TheExampleExitsWithCodeThreeAndPrintsItsLine) {
     EXPECT_EQ(o.console.rfind("hello from htif, sum=0x", 0), 0u) << name << ": " << o.console;
     EXPECT_EQ(o.console.size(), std::string("hello from htif, sum=0x").size() + 16 + 1) << name;
     EXPECT_EQ(o.console.back(), '\n') << name;
+  }
+}
+
+// RV32: tohost takes two 32-bit stores; the request is posted by the one that writes the upper
+// word (as QEMU's spike machine), so storing the lower word alone does nothing.
+TEST(IssHtifTest, OnRv32TheUpperWordStorePostsTheRequest) {
+  for (bool upper : {false, true}) {
+    Assembler as(kBase, Xlen::k32);
+    as.Li(5, static_cast<int64_t>(kToHost));
+    as.Li(6, (5 << 1) | 1);  // exit code 5
+    as.S(2, 5, 6, 0);        // sw t1, 0(t0): the lower word
+    if (upper) as.S(2, 5, 0, 4);  // sw zero, 4(t0): the upper word
+    Assembler::Label spin = as.NewLabel();
+    as.Bind(spin);
+    as.Jal(0, spin);
+    Segment code{kBase, 0, true, as.Finish()};
+    code.memsz = code.bytes.size();
+    Segment data{kToHost, 0x80, false, std::vector<uint8_t>(0x80, 0)};
+    const ProgramImage image = ProgramImage::FromSegments(
+        kBase, {code, data}, {{"tohost", kToHost, 8, false}, {"fromhost", kFromHost, 8, false}},
+        Xlen::k32);
+    const Outcome o = RunToEnd(image);
+    if (upper) {
+      EXPECT_EQ(o.stop, StopReason::kExited) << o.fatal;
+      EXPECT_EQ(o.exit_code, 5);
+    } else {
+      EXPECT_EQ(o.stop, StopReason::kMaxInstructions);
+    }
   }
 }
 

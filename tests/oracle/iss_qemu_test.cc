@@ -4,6 +4,7 @@
 // instruction that traps synchronously (ecall, ebreak, illegal, misaligned LR/AMO) because its
 // translation block started; in the ISS it does not retire but has a non-retiring exception beat
 // with the same pc. So the ISS side is "retired beats + exception beats" (no interrupts here).
+// RV32 programs (ELFCLASS32) run on qemu-system-riscv32, RV64 ones on qemu-system-riscv64.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,21 +34,31 @@ std::string Unique(const char* what) {
   return "ctte_" + std::string(what) + std::to_string(static_cast<long>(getpid()));
 }
 
-bool HaveQemu() { return std::system("command -v qemu-system-riscv64 >/dev/null 2>&1") == 0; }
+const char* QemuFor(Xlen xlen) {
+  return xlen == Xlen::k32 ? "qemu-system-riscv32" : "qemu-system-riscv64";
+}
+
+bool HaveQemu() {
+  return std::system("command -v qemu-system-riscv64 >/dev/null 2>&1") == 0 &&
+         std::system("command -v qemu-system-riscv32 >/dev/null 2>&1") == 0;
+}
 
 // Runs QEMU on `elf` and returns the logged PCs from the first 0x80000000 on; "" or an error.
 // `machine` is QEMU's machine ("virt", or "spike" for HTIF programs, whose exit code becomes
 // QEMU's exit status `expect_status`).
-std::string QemuPcs(const std::string& elf, const std::string& log, std::vector<uint64_t>* pcs,
-                    const std::string& machine = "virt", int expect_status = 0) {
+std::string QemuPcs(Xlen xlen, const std::string& elf, const std::string& log,
+                    std::vector<uint64_t>* pcs, const std::string& machine = "virt",
+                    int expect_status = 0) {
   fs::remove(log);
   const std::string cmd =
-      "timeout 120 qemu-system-riscv64 -machine " + machine + " -nographic -bios none "
+      "timeout 120 " + std::string(QemuFor(xlen)) + " -machine " + machine +
+      " -nographic -bios none "
       "-kernel '" +
       elf + "' -singlestep -d exec,nochain -D '" + log + "' </dev/null >/dev/null 2>&1";
   const int rc = std::system(cmd.c_str());
   if (!WIFEXITED(rc) || WEXITSTATUS(rc) != expect_status) {
-    return "qemu exited with status " + std::to_string(rc) + " on " + elf;
+    return std::string(QemuFor(xlen)) + ": qemu exited with status " + std::to_string(rc) +
+           " on " + elf;
   }
   std::ifstream in(log);
   std::string line;
@@ -79,7 +90,7 @@ std::string Compare(const std::string& elf, uint64_t max_instructions,
                            (Unique("qemu_") + fs::path(qelf).parent_path().filename().string() +
                             "_" + fs::path(qelf).filename().string() + ".log"))
                               .string();
-  if (std::string err = QemuPcs(qelf, log, &qemu, machine, expect_status); !err.empty()) {
+  if (std::string err = QemuPcs(image->xlen(), qelf, log, &qemu, machine, expect_status); !err.empty()) {
     return err;
   }
   IssOptions opts;
@@ -133,27 +144,39 @@ std::vector<std::string> CompareAll(const std::vector<std::string>& elfs) {
 class IssQemuTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!HaveQemu()) GTEST_SKIP() << "qemu-system-riscv64 not installed (package qemu-system-misc)";
+    if (!HaveQemu()) {
+      GTEST_SKIP() << "qemu-system-riscv64/32 not installed (package qemu-system-misc)";
+    }
   }
 };
 
-TEST_F(IssQemuTest, EveryWorkloadMatchesQemuPcForPc) {
+// The built-in workloads of one width: NAME.elf (RV64) or NAME-rv32.elf (docs/platform.md).
+void CompareWorkloads(const std::string& suffix, Xlen want) {
   const char* kWorkloads[] = {"loop", "calls", "ptrchase", "sort", "switch", "traps"};
   std::vector<std::string> elfs;
   for (const char* w : kWorkloads) {
-    const std::string elf = std::string(CTTE_BINARY_DIR) + "/workloads/" + w + ".elf";
+    const std::string elf = std::string(CTTE_BINARY_DIR) + "/workloads/" + w + suffix + ".elf";
     if (!fs::exists(elf)) GTEST_SKIP() << elf << " not built (CTTE_BUILD_WORKLOADS)";
+    Result<ProgramImage> image = ProgramImage::Load(elf, want);  // the width is the one meant
+    ASSERT_TRUE(image.ok()) << image.status().ToString();
     elfs.push_back(elf);
   }
   const auto t0 = std::chrono::steady_clock::now();
   for (const std::string& f : CompareAll(elfs)) ADD_FAILURE() << f;
-  RecordProperty(
+  ::testing::Test::RecordProperty(
       "seconds",
       std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
 }
 
-TEST_F(IssQemuTest, SixtyGeneratedProgramsMatchQemuPcForPc) {
-  const fs::path dir = fs::temp_directory_path() / Unique("gen");
+TEST_F(IssQemuTest, EveryWorkloadMatchesQemuPcForPc) { CompareWorkloads("", Xlen::k64); }
+
+TEST_F(IssQemuTest, EveryRv32WorkloadMatchesQemuRiscv32PcForPc) {
+  CompareWorkloads("-rv32", Xlen::k32);
+}
+
+// Sixty generated programs of one width, written as ELF64 or ELF32 (the class QEMU is chosen by).
+void CompareGenerated(Xlen xlen) {
+  const fs::path dir = fs::temp_directory_path() / Unique(xlen == Xlen::k32 ? "gen32_" : "gen");
   fs::create_directories(dir);
   std::vector<std::string> elfs;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
@@ -165,27 +188,46 @@ TEST_F(IssQemuTest, SixtyGeneratedProgramsMatchQemuPcForPc) {
     o.compressed_percent = static_cast<uint32_t>((seed * 17) % 101);
     o.trap_per_mille = static_cast<uint32_t>((seed * 7) % 60);
     o.indirect_per_mille = static_cast<uint32_t>((seed * 13) % 150);
+    o.xlen = xlen;
     const GeneratedProgram p = GenerateProgram(seed, o);
     const std::string elf = (dir / ("gen_" + std::to_string(seed) + ".elf")).string();
-    ASSERT_TRUE(WriteElf(elf, p.entry, p.segments, p.symbols).ok());
+    ASSERT_TRUE(WriteElf(elf, p.entry, p.segments, p.symbols, p.xlen).ok());
+    Result<ProgramImage> back = ProgramImage::Load(elf, xlen);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
     elfs.push_back(elf);
   }
   for (const std::string& f : CompareAll(elfs)) ADD_FAILURE() << f;
   fs::remove_all(dir);
 }
 
+TEST_F(IssQemuTest, SixtyGeneratedProgramsMatchQemuPcForPc) { CompareGenerated(Xlen::k64); }
+
+TEST_F(IssQemuTest, SixtyGeneratedRv32ProgramsMatchQemuRiscv32PcForPc) {
+  CompareGenerated(Xlen::k32);
+}
+
 // HTIF (docs/platform.md): the example exits through tohost with code 3 after a syscall-proxy
 // write. QEMU's spike machine maps HTIF at the ELF's tohost/fromhost symbols; its exit status
 // is the program's code. (QEMU 7.2 does not serve the syscall proxy, so the program does not
 // wait for fromhost: the paths are equal whatever the answer.)
-TEST_F(IssQemuTest, TheHtifExampleMatchesQemusSpikeMachinePcForPc) {
-  const std::string elf = std::string(CTTE_BINARY_DIR) + "/workloads/examples/htif_hello.elf";
+// Both widths: htif_hello.elf on qemu-system-riscv64, htif_hello-rv32.elf (its tohost written
+// by two 32-bit stores, the upper one posting) on qemu-system-riscv32.
+class IssQemuHtifTest : public IssQemuTest, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(IssQemuHtifTest, TheHtifExampleMatchesQemusSpikeMachinePcForPc) {
+  const std::string elf =
+      std::string(CTTE_BINARY_DIR) + "/workloads/examples/htif_hello" + GetParam() + ".elf";
   if (!fs::exists(elf)) GTEST_SKIP() << elf << " not built (CTTE_BUILD_WORKLOADS)";
   EXPECT_EQ(Compare(elf, 5'000'000, "", "spike", 3), "");
   // The check can fail: QEMU's exit status is the code, so expecting 0 is refused.
   EXPECT_NE(Compare(elf, 5'000'000, "", "spike", 0).find("qemu exited with status"),
             std::string::npos);
 }
+
+INSTANTIATE_TEST_SUITE_P(Widths, IssQemuHtifTest, ::testing::Values("", "-rv32"),
+                         [](const ::testing::TestParamInfo<const char*>& p) {
+                           return std::string(p.param).empty() ? "rv64" : "rv32";
+                         });
 
 TEST_F(IssQemuTest, ADifferentProgramIsReportedAtTheFirstDifference) {
   // The comparison must be able to fail: two generated programs share _start's first

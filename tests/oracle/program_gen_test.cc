@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "oracle/insn.h"
 #include "oracle/iss.h"
 
 namespace ctte::oracle {
@@ -55,6 +56,42 @@ TEST(ProgramGenTest, HundredSeedsTerminateWithinTheirEstimate) {
     EXPECT_LE(o.retired, p.estimated_dynamic) << "seed " << seed;
     EXPECT_LE(p.estimated_dynamic, opts.max_dynamic + 200) << "seed " << seed;
   }
+}
+
+// RV32: every instruction is RV32IMAC. The only illegal instruction a program holds is the
+// intended custom-0 word (0x0000000b); each one decodes as RV32 (and the programs differ from the
+// RV64 ones of the same seed, which hold RV64-only instructions).
+TEST(ProgramGenTest, HundredRv32SeedsTerminateAndUseOnlyRv32Instructions) {
+  uint64_t illegal = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    ProgramGenOptions opts;
+    opts.loop_depth = static_cast<uint32_t>(seed % 4);
+    opts.call_depth = static_cast<uint32_t>(seed % 7);
+    opts.compressed_percent = static_cast<uint32_t>((seed * 17) % 101);
+    opts.max_dynamic = 40'000;
+    opts.xlen = Xlen::k32;
+    const GeneratedProgram p = GenerateProgram(seed, opts);
+    ASSERT_EQ(p.ToImage().xlen(), Xlen::k32);
+    IssOptions iopts;
+    iopts.max_instructions = 5'000'000;
+    Iss iss(p.ToImage(), iopts);
+    Retired r;
+    while (iss.Step(&r)) {
+      if (r.itype == IType::kException && r.cause == 2) {
+        EXPECT_EQ(r.tval, 0x0000000bu) << "seed " << seed << " pc 0x" << std::hex << r.pc;
+        ++illegal;
+      }
+      if (r.retires) {
+        EXPECT_NE(DecodeInsn(r.insn, Xlen::k32).cls, InsnClass::kIllegal) << "seed " << seed;
+      }
+    }
+    ASSERT_EQ(iss.stop_reason(), StopReason::kExited) << "seed " << seed;
+    EXPECT_LE(iss.retired(), p.estimated_dynamic) << "seed " << seed;
+  }
+  EXPECT_GT(illegal, 0u);  // the custom-0 traps are there, and are the only ones
+  ProgramGenOptions o64, o32;
+  o32.xlen = Xlen::k32;
+  EXPECT_NE(GenerateProgram(5, o64).segments[0].bytes, GenerateProgram(5, o32).segments[0].bytes);
 }
 
 TEST(ProgramGenTest, DefaultKnobsCoverEveryRetiringItypeAndExceptions) {

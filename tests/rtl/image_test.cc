@@ -30,7 +30,8 @@ TEST_P(ImageTest, ManifestHashMatchesTheImageFile) {
   ASSERT_TRUE(sha.ok()) << sha.status().ToString();
   EXPECT_EQ(m.at("sha256").get<std::string>(), *sha);
   EXPECT_EQ(m.at("name").get<std::string>(), GetParam());
-  EXPECT_EQ(m.at("xlen").get<int>(), 64);
+  // Issue 16: the width the image was elaborated with.
+  EXPECT_EQ(m.at("xlen").get<int>(), std::string(GetParam()) == "ntrace-rv32" ? 32 : 64);
   EXPECT_EQ(m.at("rtl_digest").get<std::string>().size(), 64u);
   EXPECT_NE(m.at("verilator_version").get<std::string>().find("Verilator"), std::string::npos);
 }
@@ -48,7 +49,7 @@ TEST_P(ImageTest, IdentityRegistersMatchManifest) {
   EXPECT_NE(build_id, 0u);
   const uint32_t profile = h->ReadReg(reg::kProfile);
   EXPECT_EQ(profile & 0xffu, m.at("profile_id").get<uint32_t>());
-  EXPECT_EQ((profile >> 8) & 0xffu, 64u);
+  EXPECT_EQ((profile >> reg::kProfileXlenLsb) & 0xffu, m.at("xlen").get<uint32_t>());
   EXPECT_EQ((profile >> 16) & 0xffu, m.at("log2_qdepth").get<uint32_t>());
   EXPECT_EQ(profile >> 24, m.at("log2_fifo_depth").get<uint32_t>());
   EXPECT_EQ(h->ReadReg(reg::kCaps), m.at("caps").get<uint32_t>());
@@ -73,7 +74,8 @@ TEST(ImageManifestTest, ImagesOfOneBuildHaveDistinctBuildIdsAndOneRtlDigest) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Profiles, ImageTest,
-                         ::testing::Values("ntrace-slim", "ntrace-shallow", "ntrace-full"));
+                         ::testing::Values("ntrace-slim", "ntrace-shallow", "ntrace-full",
+                                           "ntrace-rv32"));
 
 TEST(ImageRegisterTest, ControlFieldsAreWarlAndResetAsDocumented) {
   auto h = LoadImage("ntrace-slim");

@@ -99,6 +99,7 @@ int RunDecode(const DecodeArgs& a) {
   }
   opt.reconstruct.implicit_return_depth =
       a.implicit_return ? oracle::kMaxReturnStackDepth : features->implicit_return_depth;
+  opt.reconstruct.xlen = static_cast<uint32_t>(oracle::XlenBits(image->xlen()));  // ELF class
   oracle::Reconstructor rec(*image, opt.reconstruct, &sink);
   struct Fwd : oracle::MessageReader::Reporter {
     oracle::Reconstructor* r;

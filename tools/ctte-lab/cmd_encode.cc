@@ -57,6 +57,7 @@ int RunEncode(const EncodeArgs& a) {
     std::fprintf(stderr, "ctte-lab encode: %s\n", image.status().ToString().c_str());
     return kExitUsage;
   }
+  cfg.xlen = static_cast<uint8_t>(oracle::XlenBits(image->xlen()));  // the ELF's class
   oracle::IssOptions opt;
   opt.max_instructions = a.max_instructions;
   opt.interrupt_every = a.interrupt_every;

@@ -1,6 +1,6 @@
-// `ctte-lab iss ELF`: runs a program on the reference core model and prints a summary
-// (instructions retired, exit code, console text, itype counts); --pcs writes every retired
-// instruction's PC, one "0x80000000" per line.
+// `ctte-lab iss ELF`: runs a program on the reference core model and prints a summary (its
+// register width, from the ELF class; instructions retired, exit code, console text, itype
+// counts); --pcs writes every retired instruction's PC, one "0x80000000" per line.
 #include <CLI/CLI.hpp>
 #include <array>
 #include <cinttypes>
@@ -80,6 +80,7 @@ int RunIss(const IssFlags& f) {
   if (f.json) {
     nlohmann::ordered_json j;
     j["elf"] = f.elf;
+    j["xlen"] = oracle::XlenBits(image->xlen());
     j["stop"] = StopName(iss.stop_reason());
     j["retired"] = iss.retired();
     j["beats"] = iss.beats();
@@ -94,6 +95,8 @@ int RunIss(const IssFlags& f) {
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("elf:          %s\n", f.elf.c_str());
+    std::printf("xlen:         %d (%s, from the ELF class)\n", oracle::XlenBits(image->xlen()),
+                oracle::XlenName(image->xlen()));
     std::printf("stop:         %s\n", StopName(iss.stop_reason()));
     std::printf("retired:      %" PRIu64 "\n", iss.retired());
     std::printf("beats:        %" PRIu64 " (%" PRIu64 " trap beats)\n", iss.beats(),
@@ -113,10 +116,10 @@ int RunIss(const IssFlags& f) {
 }
 
 const Registrar kRegistrar{Command{
-    "iss", "Run an ELF on the reference core model (RV64IMAC ISS) and summarise it", 40,
+    "iss", "Run an ELF on the reference core model (RV64IMAC or RV32IMAC ISS) and summarise it", 40,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<IssFlags>();
-      sub.add_option("elf", f->elf, "RV64 ELF to run")->required();
+      sub.add_option("elf", f->elf, "RV64 (ELFCLASS64) or RV32 (ELFCLASS32) ELF to run")->required();
       sub.add_option("--max-instructions", f->max_instructions,
                      "stop after this many beats, 1..10^9")
           ->check(UnsignedIn(1, kMaxInstructionsFlag));

@@ -1,5 +1,5 @@
-// `ctte-lab workload gen --seed S [knobs] --out FILE.elf`: writes a random RV64IMAC program that
-// always terminates (oracle/program_gen.h).
+// `ctte-lab workload gen --seed S [--xlen 32|64] [knobs] --out FILE.elf`: writes a random
+// RV64IMAC (ELF64) or RV32IMAC (ELF32) program that always terminates (oracle/program_gen.h).
 #include <CLI/CLI.hpp>
 #include <cinttypes>
 #include <cstdio>
@@ -16,6 +16,7 @@ constexpr uint64_t kMaxGenSize = 1'000'000;  ///< workload gen --size
 
 struct GenFlags {
   uint64_t seed = 1;
+  unsigned xlen = 64;
   oracle::ProgramGenOptions options;
   std::string out;
 };
@@ -29,30 +30,36 @@ int RunGen(const GenFlags& f) {
                  "--indirect-per-mille + --trap-per-mille <= 1000\n");
     return kExitUsage;
   }
-  const oracle::GeneratedProgram p = oracle::GenerateProgram(f.seed, f.options);
-  const Status st = oracle::WriteElf(f.out, p.entry, p.segments, p.symbols);
+  oracle::ProgramGenOptions options = f.options;
+  options.xlen = f.xlen == 32 ? oracle::Xlen::k32 : oracle::Xlen::k64;
+  const oracle::GeneratedProgram p = oracle::GenerateProgram(f.seed, options);
+  const Status st = oracle::WriteElf(f.out, p.entry, p.segments, p.symbols, p.xlen);
   if (!st.ok()) {
     std::fprintf(stderr, "ctte-lab workload gen: %s\n", st.ToString().c_str());
     return kExitUsage;
   }
-  std::printf("wrote %s: seed %" PRIu64 ", %zu code bytes, about %" PRIu64
+  std::printf("wrote %s: %s, seed %" PRIu64 ", %zu code bytes, about %" PRIu64
               " dynamic instructions\n",
-              f.out.c_str(), f.seed, p.segments[0].bytes.size(), p.estimated_dynamic);
+              f.out.c_str(), oracle::XlenName(p.xlen), f.seed, p.segments[0].bytes.size(),
+              p.estimated_dynamic);
   return kExitOk;
 }
 
 const Registrar kRegistrar{Command{
-    "workload", "Workload tools: `workload gen` writes a seeded random RV64IMAC program", 41,
+    "workload", "Workload tools: `workload gen` writes a seeded random RV64IMAC or RV32IMAC program", 41,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<GenFlags>();
       sub.require_subcommand(1);
-      CLI::App* gen = sub.add_subcommand("gen", "Generate a random terminating RV64IMAC ELF");
+      CLI::App* gen = sub.add_subcommand("gen", "Generate a random terminating RV64IMAC (or, --xlen 32, RV32IMAC) ELF");
       // Ranges (docs/reference-model.md): what the generator honours; it would silently clamp
       // --loop-depth above 3 and --call-depth above 8, and --size 0 makes an empty program.
       gen->add_option("--seed", f->seed, "generator seed (unsigned decimal)")
           ->required()
           ->check(Unsigned());
       gen->add_option("--out", f->out, "output ELF path")->required();
+      gen->add_option("--xlen", f->xlen,
+                      "register width: 64 (RV64IMAC, ELF64; the default) or 32 (RV32IMAC, ELF32)")
+          ->check(CLI::IsMember({32u, 64u}));
       gen->add_option("--size", f->options.size, "approximate static size in blocks, 1..1000000")
           ->check(UnsignedIn(1, kMaxGenSize));
       gen->add_option("--loop-depth", f->options.loop_depth, "maximum loop nesting (0..3)")

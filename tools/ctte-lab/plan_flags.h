@@ -21,7 +21,7 @@ struct PlanFlags : runner::CliRunFlags {
 /// Registers the capture options on `sub` (--image and --workload required when `required`).
 inline void AddPlanOptions(CLI::App& sub, PlanFlags& f, bool required) {
   auto* image = sub.add_option("--image", f.manifest, "image manifest JSON");
-  auto* workload = sub.add_option("--workload", f.workload, "RV64 workload ELF");
+  auto* workload = sub.add_option("--workload", f.workload, "workload ELF (RV64 or RV32: its class must be the image's XLEN)");
   if (required) {
     image->required();
     workload->required();

@@ -1,0 +1,135 @@
+// RV32 end to end (issue 16): `ctte-lab run` on the ntrace-rv32 image (XLEN 32) is green on every
+// built-in workload's RV32 build in HTM and BTM, and a generated RV32 program; drop-free, the
+// RTL's bytes equal the reference encoder's. A workload of the other width is refused before
+// the run (exit 2), naming the image, its XLEN and the ELF's class.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "base/files.h"
+#include "tests/integration/judge_fixture.h"
+
+namespace ctte::testing {
+namespace {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+CliResult RunLab(const std::string& args) {
+  CliResult r;
+  const std::string cmd = std::string(CTTE_LAB_PATH) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int st = ::pclose(p);
+  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+CliResult RunCli(const std::string& args) { return RunLab("run " + args); }
+
+const std::string kRv32 = kImageDir + "/ntrace-rv32.manifest.json";
+
+class Rv32RunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!HaveImagesAndWorkloads(&why)) GTEST_SKIP() << why;
+    if (!std::filesystem::exists(kRv32)) {
+      GTEST_SKIP() << "no image manifest " << kRv32 << " (build ctte_images)";
+    }
+    if (!std::filesystem::exists(kWorkloadDir + "/loop-rv32.elf")) {
+      GTEST_SKIP() << "no workloads in " << kWorkloadDir << " (build ctte_workloads)";
+    }
+  }
+  static void ExpectGreenAndIdentical(const CliResult& r) {
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["status"], "green") << r.out;
+    for (const auto& v : j["verdicts"]) {
+      EXPECT_NE(v["outcome"], "fail") << v.dump();
+    }
+    const nlohmann::json& m = j["metrics"];
+    EXPECT_EQ(m["loss_episodes"], 0);
+    EXPECT_EQ(m["reference_bytes_identical"], true) << "RTL bytes differ from the reference";
+    EXPECT_GT(m["verified_instructions"].get<uint64_t>(), 0u);
+    EXPECT_EQ(m["verified_instructions"], m["reference_instructions"]);
+  }
+};
+
+TEST_F(Rv32RunTest, EveryWorkloadIsGreenOnTheRv32ImageInHtmAndBtm) {
+  for (const char* wl : {"loop", "calls", "ptrchase", "sort", "switch", "traps"}) {
+    for (const char* mode : {"htm", "btm"}) {
+      SCOPED_TRACE(std::string(wl) + " " + mode);
+      ExpectGreenAndIdentical(RunCli("--image " + kRv32 + " --workload " + kWorkloadDir + "/" +
+                                     wl + "-rv32.elf --mode " + mode +
+                                     " --fabric-mhz 75 --sync-mode messages --sync-period 256"
+                                     " --max-instructions 200000 --json"));
+    }
+  }
+}
+
+TEST_F(Rv32RunTest, BuiltinAndRandomWorkloadsResolveToTheirRv32Build) {
+  for (const char* wl : {"loop", "random"}) {
+    SCOPED_TRACE(wl);
+    runner::RunConfig c = BaseConfig("ntrace-rv32", wl);
+    c.program_seed = 0x5eed;
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("ctte-rv32-config-" + std::to_string(::getpid()) + ".json"))
+                                 .string();
+    ASSERT_TRUE(WriteFileAtomic(path, runner::RunConfigToJson(c, 2)).ok());
+    const CliResult r = RunCli("--config " + path + " --image-dir " + kImageDir +
+                               " --workload-dir " + kWorkloadDir + " --max-instructions 50000 --json");
+    std::filesystem::remove(path);
+    ExpectGreenAndIdentical(r);
+  }
+}
+
+TEST_F(Rv32RunTest, AWorkloadOfTheOtherWidthIsRefusedBeforeTheRun_bad) {
+  const CliResult r64on32 =
+      RunCli("--image " + kRv32 + " --workload " + kWorkloadDir + "/loop.elf --fabric-mhz 75");
+  EXPECT_EQ(r64on32.exit_code, 2) << r64on32.out;
+  EXPECT_NE(r64on32.out.find("image ntrace-rv32 is XLEN 32 but workload loop (" + kWorkloadDir +
+                             "/loop.elf) is ELFCLASS64 (RV64): refused before the run"),
+            std::string::npos)
+      << r64on32.out;
+  const CliResult r32on64 = RunCli("--image " + kImageDir + "/ntrace-slim.manifest.json --workload " +
+                                   kWorkloadDir + "/loop-rv32.elf --fabric-mhz 75");
+  EXPECT_EQ(r32on64.exit_code, 2) << r32on64.out;
+  EXPECT_NE(r32on64.out.find("image ntrace-slim is XLEN 64 but workload"), std::string::npos)
+      << r32on64.out;
+  EXPECT_NE(r32on64.out.find("is ELFCLASS32 (RV32)"), std::string::npos) << r32on64.out;
+}
+
+// campaigns/examples/rv32.json crosses both widths: the preflight finds every (image, workload)
+// pair usable (built-ins paired per width), and a short soak of it is green on both images.
+TEST_F(Rv32RunTest, TheExampleCampaignCrossingBothWidthsIsGreen) {
+  const std::string spec = CTTE_SOURCE_DIR "/campaigns/examples/rv32.json";
+  const std::string dirs = " --image-dir " + kImageDir + " --workload-dir " + kWorkloadDir;
+  const CliResult check = RunLab("campaign check " + spec + dirs);
+  EXPECT_EQ(check.exit_code, 0) << check.out;
+  EXPECT_NE(check.out.find("every image, clock and workload is usable"), std::string::npos)
+      << check.out;
+  const std::string dir = (std::filesystem::temp_directory_path() /
+                           ("ctte-rv32-soak-" + std::to_string(::getpid())))
+                              .string();
+  std::filesystem::create_directories(dir);
+  const CliResult soak = RunLab("soak " + spec + " --runs 12 --boards 2 --db " + dir +
+                                "/rv32.db --report-dir " + dir + dirs);
+  EXPECT_EQ(soak.exit_code, 0) << soak.out;
+  const CliResult show = RunLab("history --db " + dir + "/rv32.db --json");
+  std::filesystem::remove_all(dir);
+  EXPECT_NE(show.out.find("ntrace-rv32"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("ntrace-slim"), std::string::npos) << show.out;
+}
+
+}  // namespace
+}  // namespace ctte::testing
