@@ -43,11 +43,11 @@ inline T MulHU(T a, T b) {
 template <typename T>
 inline T MulHSU(T a, T b) {
   if constexpr (sizeof(T) == 8) {
-    return static_cast<T>(
-        (static_cast<I128>(static_cast<int64_t>(a)) * static_cast<I128>(b)) >> 64);
+    return static_cast<T>((static_cast<I128>(static_cast<int64_t>(a)) * static_cast<I128>(b)) >>
+                          64);
   } else {
-    return static_cast<T>((static_cast<int64_t>(static_cast<int32_t>(a)) *
-                           static_cast<int64_t>(b)) >> 32);
+    return static_cast<T>(
+        (static_cast<int64_t>(static_cast<int32_t>(a)) * static_cast<int64_t>(b)) >> 32);
   }
 }
 // Signed division and remainder on XLEN (or, for the *W forms, 32-bit) signed values S, with
@@ -69,7 +69,7 @@ inline S Rem(S a, S b) {
 
 namespace ctte::oracle {
 
-template <typename T>
+template <typename T, uint32_t kOp>
 __attribute__((always_inline)) inline bool Iss::Impl::Alu(uint32_t w) {
   using S = std::make_signed_t<T>;
   using iss_internal::Bits;
@@ -80,8 +80,8 @@ __attribute__((always_inline)) inline bool Iss::Impl::Alu(uint32_t w) {
   const uint32_t f3 = Bits(w, 14, 12), f7 = Bits(w, 31, 25);
   const T a = static_cast<T>(x_[rs1]), b = static_cast<T>(x_[rs2]);
   const S imm_i = static_cast<S>(static_cast<int32_t>(w) >> 20);
-  switch (w & 0x7f) {
-    case 0x13: {  // op-imm
+  if constexpr (kOp == 0x13) {  // op-imm
+    {
       const T imm = static_cast<T>(imm_i);
       // Shift amounts: 6 bits on RV64, 5 on RV32 (bit 25 set is then illegal).
       const uint32_t shamt = k64 ? Bits(w, 25, 20) : Bits(w, 24, 20);
@@ -121,7 +121,8 @@ __attribute__((always_inline)) inline bool Iss::Impl::Alu(uint32_t w) {
           return true;
       }
     }
-    case 0x33: {  // op
+  } else if constexpr (kOp == 0x33) {  // op
+    {
       const S sa = static_cast<S>(a), sb = static_cast<S>(b);
       if (f7 == 0) {
         switch (f3) {
@@ -192,78 +193,77 @@ __attribute__((always_inline)) inline bool Iss::Impl::Alu(uint32_t w) {
       }
       return false;
     }
-    default:
-      break;
-  }
-  if constexpr (k64) {
-    const uint32_t a32 = static_cast<uint32_t>(a), b32 = static_cast<uint32_t>(b);
-    const int32_t sa = static_cast<int32_t>(a32), sb = static_cast<int32_t>(b32);
-    if ((w & 0x7f) == 0x1b) {  // op-imm-32
-      const uint32_t shamt = Bits(w, 24, 20);
-      if (f3 == 0) {
-        x_[rd] = Sx32(a + static_cast<uint64_t>(imm_i));
-        return true;
-      }
-      if (f3 == 1 && f7 == 0) {
-        x_[rd] = Sx32(a32 << shamt);
-        return true;
-      }
-      if (f3 == 5 && f7 == 0) {
-        x_[rd] = Sx32(a32 >> shamt);
-        return true;
-      }
-      if (f3 == 5 && f7 == 0x20) {
-        x_[rd] = Sx32(static_cast<uint32_t>(sa >> shamt));
-        return true;
-      }
-      return false;
-    }
-    // op-32 (the caller dispatches only 0x1b and 0x3b here besides op and op-imm)
-    if (f7 == 0) {
-      if (f3 == 0) {
-        x_[rd] = Sx32(a32 + b32);
-        return true;
-      }
-      if (f3 == 1) {
-        x_[rd] = Sx32(a32 << (b32 & 31));
-        return true;
-      }
-      if (f3 == 5) {
-        x_[rd] = Sx32(a32 >> (b32 & 31));
-        return true;
-      }
-      return false;
-    }
-    if (f7 == 0x20) {
-      if (f3 == 0) {
-        x_[rd] = Sx32(a32 - b32);
-        return true;
-      }
-      if (f3 == 5) {
-        x_[rd] = Sx32(static_cast<uint32_t>(sa >> (b32 & 31)));
-        return true;
-      }
-      return false;
-    }
-    if (f7 == 1) {
-      switch (f3) {
-        case 0:
-          x_[rd] = Sx32(a32 * b32);
+  } else if constexpr (k64) {
+    {
+      const uint32_t a32 = static_cast<uint32_t>(a), b32 = static_cast<uint32_t>(b);
+      const int32_t sa = static_cast<int32_t>(a32), sb = static_cast<int32_t>(b32);
+      if constexpr (kOp == 0x1b) {  // op-imm-32
+        const uint32_t shamt = Bits(w, 24, 20);
+        if (f3 == 0) {
+          x_[rd] = Sx32(a + static_cast<uint64_t>(imm_i));
           return true;
-        case 4:
-          x_[rd] = Sx32(static_cast<uint32_t>(iss_internal::Div(sa, sb)));
+        }
+        if (f3 == 1 && f7 == 0) {
+          x_[rd] = Sx32(a32 << shamt);
           return true;
-        case 5:
-          x_[rd] = b32 == 0 ? ~0ULL : Sx32(a32 / b32);
+        }
+        if (f3 == 5 && f7 == 0) {
+          x_[rd] = Sx32(a32 >> shamt);
           return true;
-        case 6:
-          x_[rd] = Sx32(static_cast<uint32_t>(iss_internal::Rem(sa, sb)));
+        }
+        if (f3 == 5 && f7 == 0x20) {
+          x_[rd] = Sx32(static_cast<uint32_t>(sa >> shamt));
           return true;
-        case 7:
-          x_[rd] = b32 == 0 ? Sx32(a32) : Sx32(a32 % b32);
+        }
+        return false;
+      }
+      // op-32
+      if (f7 == 0) {
+        if (f3 == 0) {
+          x_[rd] = Sx32(a32 + b32);
           return true;
-        default:
-          break;
+        }
+        if (f3 == 1) {
+          x_[rd] = Sx32(a32 << (b32 & 31));
+          return true;
+        }
+        if (f3 == 5) {
+          x_[rd] = Sx32(a32 >> (b32 & 31));
+          return true;
+        }
+        return false;
+      }
+      if (f7 == 0x20) {
+        if (f3 == 0) {
+          x_[rd] = Sx32(a32 - b32);
+          return true;
+        }
+        if (f3 == 5) {
+          x_[rd] = Sx32(static_cast<uint32_t>(sa >> (b32 & 31)));
+          return true;
+        }
+        return false;
+      }
+      if (f7 == 1) {
+        switch (f3) {
+          case 0:
+            x_[rd] = Sx32(a32 * b32);
+            return true;
+          case 4:
+            x_[rd] = Sx32(static_cast<uint32_t>(iss_internal::Div(sa, sb)));
+            return true;
+          case 5:
+            x_[rd] = b32 == 0 ? ~0ULL : Sx32(a32 / b32);
+            return true;
+          case 6:
+            x_[rd] = Sx32(static_cast<uint32_t>(iss_internal::Rem(sa, sb)));
+            return true;
+          case 7:
+            x_[rd] = b32 == 0 ? Sx32(a32) : Sx32(a32 % b32);
+            return true;
+          default:
+            break;
+        }
       }
     }
   }

@@ -169,12 +169,16 @@ __attribute__((always_inline)) inline bool Iss::Impl::Execute(uint32_t w, uint64
       break;
     }
     case 0x13:  // op-imm
-    case 0x33:  // op
-      if (Alu<T>(w)) return true;
+      if (Alu<T, 0x13>(w)) return true;
       break;
-    case 0x1b:  // op-imm-32 (RV64 only: Alu<uint32_t> refuses it)
+    case 0x33:  // op
+      if (Alu<T, 0x33>(w)) return true;
+      break;
+    case 0x1b:  // op-imm-32 (RV64 only: Alu<uint32_t, ...> refuses it)
+      if (Alu<T, 0x1b>(w)) return true;
+      break;
     case 0x3b:  // op-32
-      if (k64 && Alu<T>(w)) return true;
+      if (Alu<T, 0x3b>(w)) return true;
       break;
     case 0x0f:  // fence, fence.i
       if (f3 == 0 || f3 == 1) return true;

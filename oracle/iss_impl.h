@@ -57,8 +57,9 @@ struct Iss::Impl {
   /// an exception (exc_cause_, exc_tval_ set). Sets next_pc_ and itype_.
   template <typename T>
   bool Execute(uint32_t w, uint64_t pc, uint8_t size);
-  /// OP, OP-IMM (and on RV64 OP-32, OP-IMM-32) with M (oracle/iss_alu.h). False: illegal.
-  template <typename T>
+  /// The major opcode kOp (OP, OP-IMM, and on RV64 OP-32, OP-IMM-32; with M) of an XLEN
+  /// sizeof(T)*8 core (oracle/iss_alu.h). False: illegal.
+  template <typename T, uint32_t kOp>
   bool Alu(uint32_t w);
   bool Amo(uint32_t w, uint8_t size);
   bool Csr(uint32_t w, uint8_t size);
