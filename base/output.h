@@ -20,8 +20,10 @@
 // Thread-safe: no shared state besides an atomic counter for temporary names.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -53,6 +55,48 @@ inline Status WriteOutputFile(const std::string& path, const std::vector<uint8_t
   return WriteOutputFile(path, bytes.data(), bytes.size(), options);
 }
 
+/// The 8 lower-case hex digits of `v`, most significant first in memory (store the result with
+/// memcpy): nibbles spread to bytes with three shift-and-mask steps, then '0'/'a' added to all
+/// eight at once. Little-endian hosts only (every target of this project).
+inline uint64_t HexDigits8(uint32_t v) {
+  static_assert(std::endian::native == std::endian::little, "HexDigits8 assumes little endian");
+  uint64_t x = v;
+  x = ((x & 0xFFFF0000ULL) << 16) | (x & 0xFFFFULL);
+  x = ((x & 0x0000FF000000FF00ULL) << 8) | (x & 0x000000FF000000FFULL);
+  x = ((x & 0x00F000F000F000F0ULL) << 4) | (x & 0x000F000F000F000FULL);
+  const uint64_t letter = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+  x += 0x3030303030303030ULL + letter * ('a' - '0' - 10);
+  return __builtin_bswap64(x);
+}
+
+/// One PC line, HexShort(v) + "\n", written at `out` without a loop over the digits; returns its
+/// length. It may store up to kHexLineRoom bytes at `out` (bytes past the line are scratch).
+/// The bulk-text twin of HexShort (base/text.h), for PC lists.
+constexpr size_t kHexLineRoom = 24;
+inline size_t FormatHexLine(uint64_t v, char* out) {
+  out[0] = '0';
+  out[1] = 'x';
+  if ((v >> 28) != 0 && (v >> 32) == 0) {  // 8 digits: most PCs (0x10000000..0xffffffff)
+    const uint64_t d = HexDigits8(static_cast<uint32_t>(v));
+    std::memcpy(out + 2, &d, 8);
+    out[10] = '\n';
+    return 11;
+  }
+  const int bits = v == 0 ? 1 : 64 - __builtin_clzll(v);
+  const int n = (bits + 3) / 4;
+  if (n <= 8) {
+    const uint64_t d = HexDigits8(static_cast<uint32_t>(v)) >> (8 * (8 - n));
+    std::memcpy(out + 2, &d, 8);
+  } else {
+    const uint64_t hi = HexDigits8(static_cast<uint32_t>(v >> 32)) >> (8 * (16 - n));
+    const uint64_t lo = HexDigits8(static_cast<uint32_t>(v));
+    std::memcpy(out + 2, &hi, 8);
+    std::memcpy(out + 2 + (n - 8), &lo, 8);
+  }
+  out[2 + n] = '\n';
+  return static_cast<size_t>(n) + 3;
+}
+
 /// A large output file written in chunks by the same rule as WriteOutputFile: Open() checks the
 /// path and creates the temporary file beside it, Append*() fill a buffer that is written with
 /// write(2) whenever kChunk bytes are pending, Commit() flushes, closes and renames over the
@@ -72,9 +116,22 @@ class OutputFileWriter {
   void Append(std::string_view text) { Append(text.data(), text.size()); }
   /// One line "0x<hex digits>\n" (base/text.h HexShort), formatted straight into the buffer.
   void AppendHexLine(uint64_t v) {
-    if (pos_ + 20 > kChunk) Flush();
-    pos_ += FormatHexShort(v, buf_.get() + pos_);
-    buf_[pos_++] = '\n';
+    if (pos_ + kHexLineRoom > kChunk) Flush();
+    pos_ += FormatHexLine(v, buf_.get() + pos_);
+  }
+  /// AppendHexLine for each of `n` values (a PcSink batch).
+  void AppendHexLines(const uint64_t* v, size_t n) {
+    char* const buf = buf_.get();
+    size_t pos = pos_;  // a local: the stores into buf may alias pos_, this one they cannot
+    for (size_t i = 0; i < n; ++i) {
+      if (pos + kHexLineRoom > kChunk) {
+        pos_ = pos;
+        Flush();
+        pos = pos_;
+      }
+      pos += FormatHexLine(v[i], buf + pos);
+    }
+    pos_ = pos;
   }
   [[nodiscard]] Status Commit();
 

@@ -65,7 +65,7 @@ class WriterSink : public CountingSink {
   explicit WriterSink(OutputFileWriter* w) : w_(w) {}
   void OnPcs(const uint64_t* pcs, size_t n) override {
     count += n;
-    for (size_t i = 0; i < n; ++i) w_->AppendHexLine(pcs[i]);
+    w_->AppendHexLines(pcs, n);
   }
 
  private:

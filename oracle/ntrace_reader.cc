@@ -143,7 +143,8 @@ MessageReader::Parse MessageReader::ParseFields(uint64_t start, uint64_t end, Me
   int n = MessageLayout(msg->tcode, options_.format, 0, 0, slots);
   uint64_t i = start;  // current byte
   int pos = 6;         // bits of its MDO already consumed (TCODE took all 6 of byte 0)
-  const std::string name = TcodeName(msg->tcode);
+  // The name is for error messages only: built when one is written, not per message.
+  const auto name = [msg] { return TcodeName(msg->tcode); };
   bool layout_final = false;
   for (int s = 0; s < n; ++s) {
     const FieldSlot slot = slots[s];
@@ -153,7 +154,7 @@ MessageReader::Parse MessageReader::ParseFields(uint64_t start, uint64_t end, Me
         if (pos == 6) {
           if ((bytes_[i] & 3) != kMseoNext) {
             *why = Fmt("field end inside fixed field at byte offset %llu (message at %llu)", i,
-                       start) + " (" + name + " " + FieldName(slot.field) + ")";
+                       start) + " (" + name() + " " + FieldName(slot.field) + ")";
             return Parse::kBad;
           }
           ++i;
@@ -177,7 +178,7 @@ MessageReader::Parse MessageReader::ParseFields(uint64_t start, uint64_t end, Me
     if (pos == 6) {
       if ((bytes_[i] & 3) != kMseoNext) {
         *why = Fmt("empty variable field at byte offset %llu (message at %llu)", i, start) +
-               " (" + name + " " + FieldName(slot.field) + ")";
+               " (" + name() + " " + FieldName(slot.field) + ")";
         return Parse::kBad;
       }
       ++i;
@@ -204,19 +205,19 @@ MessageReader::Parse MessageReader::ParseFields(uint64_t start, uint64_t end, Me
     if (overlong) {
       *why = Fmt("variable field longer than 64 bits ending at byte offset %llu (message at "
                  "%llu)",
-                 i - 1, start) + " (" + name + " " + FieldName(slot.field) + ")";
+                 i - 1, start) + " (" + name() + " " + FieldName(slot.field) + ")";
       return Parse::kBad;
     }
     msg->set(slot.field, v);
     const bool last = s == n - 1;
     if (mseo == kMseoEndMessage && !last) {
       *why = Fmt("message at byte offset %llu ends before its field %llu", start, s + 1) + " (" +
-             name + " " + FieldName(slots[s + 1].field) + ")";
+             name() + " " + FieldName(slots[s + 1].field) + ")";
       return Parse::kBad;
     }
     if (mseo == kMseoEndField && last) {
       *why = Fmt("message at byte offset %llu has more fields than its TCODE %llu defines", start,
-                 msg->tcode) + " (" + name + ")";
+                 msg->tcode) + " (" + name() + ")";
       return Parse::kBad;
     }
   }

@@ -1,4 +1,4 @@
-// OutputFileWriter (chunked output by WriteOutputFile's rule) and FormatHexShort.
+// OutputFileWriter (chunked output by WriteOutputFile's rule), FormatHexShort and FormatHexLine.
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -35,6 +35,27 @@ TEST(FormatHexShortTest, MatchesHexShortEverywhere) {
     ASSERT_LE(n, kHexShortMax);
     EXPECT_EQ(std::string(buf, n), HexShort(v)) << v;
   }
+}
+
+TEST(FormatHexLineTest, IsHexShortAndANewlineForEveryLength) {
+  std::vector<uint64_t> values = {0, 1, 9, 0xa, 0xf, 0x10, 0x80000000ULL, 0x80000ffeULL,
+                                  0xffffffffULL, 0x100000000ULL, 0x123456789abcdefULL, ~0ULL};
+  for (int bits = 1; bits <= 64; ++bits) {  // every digit count, with all-ones and one-bit values
+    values.push_back(bits == 64 ? ~0ULL : (1ULL << bits) - 1);
+    values.push_back(1ULL << (bits - 1));
+  }
+  std::mt19937_64 rng(23);
+  for (int i = 0; i < 100000; ++i) values.push_back(rng() >> (rng() % 64));
+  for (uint64_t v : values) {
+    char buf[kHexLineRoom + 8];
+    std::fill(std::begin(buf), std::end(buf), '#');
+    const size_t n = FormatHexLine(v, buf);
+    ASSERT_EQ(std::string(buf, n), HexShort(v) + "\n") << v;
+    for (size_t i = kHexLineRoom; i < sizeof buf; ++i) ASSERT_EQ(buf[i], '#') << v;  // its room
+  }
+  // Broken on purpose, the comparison notices: the same line for a different value differs.
+  char buf[kHexLineRoom];
+  EXPECT_NE(std::string(buf, FormatHexLine(0xabc, buf)), HexShort(0xabd) + "\n");
 }
 
 class OutputWriterTest : public ::testing::Test {

@@ -39,7 +39,7 @@ class CliSink : public oracle::PcSink {
   explicit CliSink(OutputFileWriter* out) : out_(out) {}
   void OnPcs(const uint64_t* pcs, size_t n) override {
     if (out_ == nullptr) return;
-    for (size_t i = 0; i < n; ++i) out_->AppendHexLine(pcs[i]);
+    out_->AppendHexLines(pcs, n);
   }
   void OnMarker(const Marker& m) override { markers.push_back(m); }
   std::vector<Marker> markers;
