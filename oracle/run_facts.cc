@@ -115,7 +115,8 @@ class Collector : public MessageReader::Reporter {
 }  // namespace
 
 DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImage& image,
-                               TraceMode mode, const FeatureSet& features) {
+                               TraceMode mode, const FeatureSet& features,
+                               uint64_t test_short_repeats_after_anchor) {
   DecodedStream d;
   d.bytes.assign(bytes.begin(), bytes.end());
   CollectingSink sink;
@@ -123,6 +124,9 @@ DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImag
   ro.mode = mode == TraceMode::kHtm ? ReconstructOptions::Mode::kHtm
                                     : ReconstructOptions::Mode::kBtm;
   ro.implicit_return_depth = features.implicit_return_depth;
+  ro.repeated_history = features.repeated_history;
+  ro.repeat_branch = features.repeat_branch;
+  ro.test_short_repeats_after_anchor = test_short_repeats_after_anchor;
   Reconstructor rec(image, ro, &sink);
   Collector collector(&rec, &d.problems);
   MessageReader reader(std::span<const uint8_t>(d.bytes), &collector);

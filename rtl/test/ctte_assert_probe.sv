@@ -8,7 +8,9 @@ module ctte_assert_probe #(
   parameter int unsigned LOG_QDEPTH = 4,
   parameter int unsigned LOG_FIFO_DEPTH = 4,
   parameter int unsigned MUTANT = 0,
-  parameter int unsigned RAS_DEPTH = 0
+  parameter int unsigned RAS_DEPTH = 0,
+  parameter int unsigned REPEAT_HIST = 0,
+  parameter int unsigned REPEAT_BRANCH = 0
 ) (
   input  logic        clk_fabric,
   input  logic        clk_sink,
@@ -35,7 +37,8 @@ module ctte_assert_probe #(
 
   ctte_encoder #(
     .BUILD_ID(BUILD_ID), .PROFILE_ID(PROFILE_ID), .LOG_QDEPTH(LOG_QDEPTH),
-    .LOG_FIFO_DEPTH(LOG_FIFO_DEPTH), .MUTANT(MUTANT), .RAS_DEPTH(RAS_DEPTH)
+    .LOG_FIFO_DEPTH(LOG_FIFO_DEPTH), .MUTANT(MUTANT), .RAS_DEPTH(RAS_DEPTH),
+    .REPEAT_HIST(REPEAT_HIST), .REPEAT_BRANCH(REPEAT_BRANCH)
   ) u_encoder (.*);
 
   always_ff @(posedge clk_fabric) begin

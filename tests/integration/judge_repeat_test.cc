@@ -1,0 +1,81 @@
+// The judges catch a broken decoder-side repeat model (issue 13, item 7): real lossy captures on
+// ntrace-full of the tight loop spin, HTM with repeated history and BTM with RepeatBranch, pass every
+// verdict when decoded honestly; decoded with the reconstructor's test seam, which applies every
+// repeat count one short from the first recovery anchor (SYNC=7) on, post-recovery losslessness
+// or decode integrity turns red.
+#include <gtest/gtest.h>
+
+#include "tests/integration/judge_fixture.h"
+
+namespace ctte::testing {
+namespace {
+
+using oracle::Judgement;
+using oracle::Message;
+using oracle::Outcome;
+using oracle::VerdictCode;
+
+struct RepeatCase {
+  const char* features;
+  const char* mode;
+};
+
+class JudgeRepeatTest : public ::testing::TestWithParam<RepeatCase> {};
+
+TEST_P(JudgeRepeatTest, ShortRepeatsFromTheRecoveryAnchorTurnAVerdictRed) {
+  std::string why;
+  if (!HaveImagesAndWorkloads(&why)) GTEST_SKIP() << why;
+  runner::RunConfig c = BaseConfig("ntrace-full", "spin");
+  c.mode = GetParam().mode;
+  c.features = GetParam().features;
+  c.sync = "messages:2";
+  c.sync_params = {runner::SyncPolicy::Kind::kMessages, 2};
+  c.backpressure = "uniform:30";
+  c.backpressure_params = {runner::Backpressure::Kind::kUniform, 30, 0, 0};
+  c.sink_hz = 25'000'000;
+  c.core_stall_percent = 0;
+  auto cap = CaptureRun(c, TestOptions(20'000), /*twin=*/true);
+  ASSERT_TRUE(cap.ok()) << cap.status().ToString();
+  const CapturedRun& run = **cap;
+  const oracle::Observed honest = run.Observe();
+  ASSERT_GT(honest.capture.overflow_episodes, 0u) << "the configuration did not overflow";
+  const Judgement j = oracle::JudgeRun(run.run.expected, honest);
+  for (const oracle::Verdict& v : j.verdicts) {
+    EXPECT_EQ(v.outcome, Outcome::kPass) << v.ToString();
+  }
+  // The first recovery anchor, counted as the reconstructor counts anchors (every sync), and a
+  // repeat message after it (else the seam could not matter).
+  uint64_t anchors = 0, recovery_anchor = 0;
+  bool repeat_after = false;
+  for (const Message& m : honest.stream.messages) {
+    if (m.is_sync()) {
+      ++anchors;
+      if (recovery_anchor == 0 && m.get(oracle::Field::kSync) == oracle::kSyncOverrunRestart) {
+        recovery_anchor = anchors;
+      }
+    }
+    if (recovery_anchor != 0 &&
+        (m.type() == oracle::Tcode::kRepeatBranch ||
+         (m.type() == oracle::Tcode::kResourceFull &&
+          m.get(oracle::Field::kRcode) == oracle::kRcodeHistRepeat))) {
+      repeat_after = true;
+    }
+  }
+  ASSERT_NE(recovery_anchor, 0u);
+  ASSERT_TRUE(repeat_after) << "no repeat message after the first recovery anchor";
+  oracle::Observed broken = honest;
+  broken.stream = oracle::DecodeForJudging(run.capture.bytes, *run.run.program,
+                                           run.run.expected.mode, run.run.expected.features,
+                                           recovery_anchor);
+  const Judgement jb = oracle::JudgeRun(run.run.expected, broken);
+  const Outcome prl = Find(jb, VerdictCode::kPostRecoveryLosslessness).outcome;
+  const Outcome di = Find(jb, VerdictCode::kDecodeIntegrity).outcome;
+  EXPECT_TRUE(prl == Outcome::kFail || di == Outcome::kFail) << Describe(jb);
+}
+
+INSTANTIATE_TEST_SUITE_P(Features, JudgeRepeatTest,
+                         ::testing::Values(RepeatCase{"repeated-history", "htm"},
+                                           RepeatCase{"repeat-branch", "btm"}));
+
+}  // namespace
+}  // namespace ctte::testing
