@@ -38,7 +38,8 @@ Result<FeatureSet> ParseFeatures(std::string_view text, std::string_view what,
                                      "(docs/encoder-behaviour.md section 11)");
     } else {
       return Status::InvalidArgument(
-          where + ": unknown feature (implicit-return[:DEPTH], repeated-history, repeat-branch, or none)");
+          where +
+          ": unknown feature (implicit-return[:DEPTH], repeated-history, repeat-branch, or none)");
     }
     if (colon != std::string_view::npos && name != "implicit-return") {
       return Status::InvalidArgument(where + ": only implicit-return takes a parameter");
@@ -53,7 +54,9 @@ std::string FormatFeatures(const FeatureSet& f) {
   if (f.empty()) return "none";
   std::string s;
   auto add = [&s](const std::string& item) { s += (s.empty() ? "" : ",") + item; };
-  if (f.implicit_return_depth > 0) add("implicit-return:" + std::to_string(f.implicit_return_depth));
+  if (f.implicit_return_depth > 0) {
+    add("implicit-return:" + std::to_string(f.implicit_return_depth));
+  }
   if (f.repeated_history) add("repeated-history");
   if (f.repeat_branch) add("repeat-branch");
   return s;

@@ -364,7 +364,9 @@ void Reconstructor::OnMessage(const Message& msg) {
           return;
         }
         HtmWalk(msg);
-        if (options_.mode == ReconstructOptions::Mode::kAuto) mode_ = ReconstructOptions::Mode::kHtm;
+        if (options_.mode == ReconstructOptions::Mode::kAuto) {
+          mode_ = ReconstructOptions::Mode::kHtm;
+        }
         AddHist(msg.get(Field::kRdata), static_cast<uint32_t>(r - ShortRepeat()), msg);
       } else {
         Fail(msg, Hex("ResourceFull with unsupported RCODE %llu", rcode));

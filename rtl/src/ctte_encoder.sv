@@ -15,7 +15,8 @@ module ctte_encoder #(
   parameter int unsigned MUTANT = 0,
   parameter int unsigned RAS_DEPTH = 0,  // implicit-return stack depth, 0..32 (0 = absent)
   parameter int unsigned REPEAT_HIST = 0,   // repeated history compiled (1) or absent (0)
-  parameter int unsigned REPEAT_BRANCH = 0  // RepeatBranch compiled (1) or absent (0)
+  parameter int unsigned REPEAT_BRANCH = 0, // RepeatBranch compiled (1) or absent (0)
+  parameter int unsigned TEST_SPAN_SYNC = 0  // test only (assert-probe): see ctte_repeat
 ) (
   input  logic        clk_fabric,
   input  logic        clk_sink,
@@ -58,7 +59,7 @@ module ctte_encoder #(
 
   logic [1:0] enq_n;
   rec_t enq_rec0, enq_rec1, enq_rec2, q_head, head;
-  logic q_empty, q_deq, r_empty, r_deq, rep_holding;
+  logic q_empty, q_deq, r_empty, r_deq;
   logic [LOG_QDEPTH:0] q_free;
   logic ev_episode;
   logic [1:0] ev_dropped;
@@ -82,9 +83,11 @@ module ctte_encoder #(
     .deq(q_deq), .head(q_head), .empty(q_empty), .free(q_free)
   );
 
-  ctte_repeat #(.RepeatHist(REPEAT_HIST), .RepeatBranch(REPEAT_BRANCH)) u_repeat (
+  ctte_repeat #(
+    .RepeatHist(REPEAT_HIST), .RepeatBranch(REPEAT_BRANCH), .TestSpanSync(TEST_SPAN_SYNC)
+  ) u_repeat (
     .clk(clk_fabric), .rst_n, .cfg_repeat_hist, .cfg_repeat_branch,
-    .q_head, .q_empty, .q_deq, .head, .empty(r_empty), .deq(r_deq), .holding(rep_holding)
+    .q_head, .q_empty, .q_deq, .head, .empty(r_empty), .deq(r_deq)
   );
 
   ctte_packer #(.Mutant(MUTANT)) u_packer (
@@ -100,7 +103,9 @@ module ctte_encoder #(
     .r_valid(sink_valid)
   );
 
-  assign te_empty = q_empty && !rep_holding && !packer_busy && fifo_w_empty && !st_close_waiting;
+  // A run held by the repeat stage is compression state, like a pending I-CNT or HIST: it is
+  // not output owed, and a stop's closing correlation flushes it before trTeEmpty can read 1.
+  assign te_empty = q_empty && !packer_busy && fifo_w_empty && !st_close_waiting;
 
   logic stall_ovf;
   assign te_stall_or_overflow = stall_ovf;

@@ -14,7 +14,10 @@ module ctte_repeat
   import ctte_pkg::*;
 #(
   parameter int unsigned RepeatHist = 0,     // repeated history compiled (1) or absent (0)
-  parameter int unsigned RepeatBranch = 0    // RepeatBranch compiled (1) or absent (0)
+  parameter int unsigned RepeatBranch = 0,   // RepeatBranch compiled (1) or absent (0)
+  // Test only (the assert-probe image; 0 in every deployable image): a sync record passes
+  // while a run is held, so that tests/rtl/image_test.cc can show the assertion below fire.
+  parameter int unsigned TestSpanSync = 0
 ) (
   input  logic clk,
   input  logic rst_n,
@@ -27,8 +30,7 @@ module ctte_repeat
   // to the packer
   output rec_t head,
   output logic empty,
-  input  logic deq,
-  output logic holding             // a run is held or counted (trTeEmpty needs 0)
+  input  logic deq
 );
 
   localparam int unsigned CntBits = 18;
@@ -77,7 +79,9 @@ module ctte_repeat
     pass = 1'b0;
     absorb = 1'b0;
     if (!q_empty) begin
-      if (x_hist) begin
+      if (TestSpanSync != 0 && is_sync(q_head.fixed[5:0])) begin
+        pass = 1'b1;
+      end else if (x_hist) begin
         if (bcnt_q != '0) begin
           flush_branch = 1'b1;
         end else if (hrep_q == '0 || same_hist) begin
@@ -122,7 +126,6 @@ module ctte_repeat
   assign head = (flush_hist || flush_branch) ? flush_rec : q_head;
   assign empty = !(flush_hist || flush_branch || pass);
   assign q_deq = absorb || (pass && deq);
-  assign holding = hrep_q != '0 || bcnt_q != '0;
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin

@@ -1,8 +1,8 @@
 // The judges catch a broken decoder-side repeat model (issue 13, item 7): real lossy captures on
-// ntrace-full of the tight loop spin, HTM with repeated history and BTM with RepeatBranch, pass every
-// verdict when decoded honestly; decoded with the reconstructor's test seam, which applies every
-// repeat count one short from the first recovery anchor (SYNC=7) on, post-recovery losslessness
-// or decode integrity turns red.
+// ntrace-full of the tight loop spin, HTM with repeated history and BTM with RepeatBranch, pass
+// every verdict when decoded honestly; decoded with the reconstructor's test seam, which
+// applies every repeat count one short from the first recovery anchor (SYNC=7) on,
+// post-recovery losslessness or decode integrity turns red.
 #include <gtest/gtest.h>
 
 #include "tests/integration/judge_fixture.h"
@@ -28,8 +28,8 @@ TEST_P(JudgeRepeatTest, ShortRepeatsFromTheRecoveryAnchorTurnAVerdictRed) {
   runner::RunConfig c = BaseConfig("ntrace-full", "spin");
   c.mode = GetParam().mode;
   c.features = GetParam().features;
-  c.sync = "messages:2";
-  c.sync_params = {runner::SyncPolicy::Kind::kMessages, 2};
+  c.sync = "messages:6";
+  c.sync_params = {runner::SyncPolicy::Kind::kMessages, 6};
   c.backpressure = "uniform:30";
   c.backpressure_params = {runner::Backpressure::Kind::kUniform, 30, 0, 0};
   c.sink_hz = 25'000'000;

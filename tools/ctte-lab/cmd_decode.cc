@@ -199,8 +199,8 @@ const Registrar kDecode(Command{
                    "list every message with its byte offset and fields");
       sub.add_flag("--json", a->json, "print statistics and markers as JSON");
       sub.add_option("--features", a->features,
-                     "the encoder's optional features: none, or a comma list of implicit-return[:DEPTH], "
-                     "repeated-history, repeat-branch "
+                     "the encoder's optional features: none, or a comma list of "
+                     "implicit-return[:DEPTH], repeated-history, repeat-branch "
                      "(docs/encoder-behaviour.md section 11); a wrong set gives decode errors");
       sub.add_flag("--implicit-return", a->implicit_return,
                    "same as --features implicit-return:32");
