@@ -15,8 +15,14 @@
 
 int main() {
   using namespace ctte::oracle;
-  const char* const workloads[] = {"loop", "calls", "ptrchase", "sort", "switch", "traps"};
-  const char* const sets[] = {"none", "implicit-return:16", "implicit-return:32"};
+  const char* const workloads[] = {"loop", "calls", "ptrchase", "sort", "switch", "traps", "spin"};
+  const char* const sets[] = {"none",
+                              "implicit-return:16",
+                              "implicit-return:32",
+                              "repeated-history",
+                              "repeat-branch",
+                              "repeated-history,repeat-branch",
+                              "implicit-return:16,repeated-history,repeat-branch"};
   std::printf("| workload | mode | features | bytes | payload b/i | wire b/i | reduction |\n"
               "|---|---|---|---|---|---|---|\n");
   for (const char* w : workloads) {

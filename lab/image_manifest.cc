@@ -62,6 +62,7 @@ Result<ImageManifest> ImageManifest::Load(const std::string& path) {
     s = Status::InvalidArgument("abi_version: " + std::to_string(abi) + ", this build speaks image ABI " +
                                 std::to_string(CTTE_IMAGE_ABI_VERSION) + " (rebuild the image)");
   }
+  if (s.ok()) s = wire::GetU64(j, "", "feature_caps", &m.feature_caps, /*required=*/false);
   if (s.ok()) s = wire::GetStr(j, "", "rtl_digest", &m.rtl_digest, /*required=*/false);
   if (s.ok()) s = wire::GetStr(j, "", "verilator_version", &m.verilator_version, false);
   std::string file = m.name + ".so";

@@ -25,6 +25,8 @@ struct ImageManifest {
   /// The compiled optional features by their `--features` names ("features", e.g.
   /// ["implicit-return"]; empty when absent). The campaign features axis is clamped to these.
   std::vector<std::string> features;
+  /// ctteFeatureCaps as compiled ("feature_caps"; 0 = no optional feature).
+  uint64_t feature_caps = 0;
   /// The encoder's address width ("xlen": 32 or 64, ctteProfile.Xlen); 0 when the manifest
   /// gives none (taken as 64, runner/workload_xlen.h).
   uint32_t xlen = 0;

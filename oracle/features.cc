@@ -28,14 +28,18 @@ Result<FeatureSet> ParseFeatures(std::string_view text, std::string_view what,
         return Status::InvalidArgument(where + ": the stack depth must be 1..32");
       }
       f.implicit_return_depth = static_cast<uint32_t>(depth);
-    } else if (name == "repeated-history" || name == "repeat-branch" ||
-               name == "sequential-jump" || name == "full-address") {
+    } else if (name == "repeated-history") {
+      f.repeated_history = true;
+    } else if (name == "repeat-branch") {
+      f.repeat_branch = true;
+    } else if (name == "sequential-jump" || name == "full-address") {
       return Status::InvalidArgument(where +
                                      ": not implemented by this encoder "
                                      "(docs/encoder-behaviour.md section 11)");
     } else {
       return Status::InvalidArgument(
-          where + ": unknown feature (implicit-return[:DEPTH], or none)");
+          where +
+          ": unknown feature (implicit-return[:DEPTH], repeated-history, repeat-branch, or none)");
     }
     if (colon != std::string_view::npos && name != "implicit-return") {
       return Status::InvalidArgument(where + ": only implicit-return takes a parameter");
@@ -48,7 +52,14 @@ Result<FeatureSet> ParseFeatures(std::string_view text, std::string_view what,
 
 std::string FormatFeatures(const FeatureSet& f) {
   if (f.empty()) return "none";
-  return "implicit-return:" + std::to_string(f.implicit_return_depth);
+  std::string s;
+  auto add = [&s](const std::string& item) { s += (s.empty() ? "" : ",") + item; };
+  if (f.implicit_return_depth > 0) {
+    add("implicit-return:" + std::to_string(f.implicit_return_depth));
+  }
+  if (f.repeated_history) add("repeated-history");
+  if (f.repeat_branch) add("repeat-branch");
+  return s;
 }
 
 }  // namespace ctte::oracle

@@ -15,21 +15,14 @@
 #include <unordered_map>
 
 #include "oracle/insn.h"
+#include "oracle/reconstruct_cache.h"
 #include "oracle/ntrace_reader.h"
 
 namespace ctte::oracle {
 
 namespace {
 
-enum Kind : uint8_t { kSeq, kBranch, kJump, kIndirect, kTrapRet, kIllegal, kUnmapped };
-
-struct Decoded {
-  int32_t offset = 0;
-  uint8_t size = 0;
-  uint8_t kind = kUnmapped;
-  uint8_t itype = 0;
-  uint8_t valid = 0;
-};
+using namespace reconstruct_detail;
 
 std::string Hex(const char* fmt, uint64_t a, uint64_t b = 0) {
   char buf[200];
@@ -51,64 +44,6 @@ const char* MarkerKindName(Marker::Kind kind) {
   }
   return "?";
 }
-
-class Reconstructor::InsnCache {
- public:
-  static constexpr int kPageBits = 12;
-  static constexpr uint64_t kSlots = (1u << kPageBits) / 2;
-
-  InsnCache(const ProgramImage& image, Xlen xlen) : image_(image), xlen_(xlen) {}
-
-  const Decoded& Get(uint64_t pc) {
-    const uint64_t page = pc >> kPageBits;
-    if (page != last_page_) {
-      auto it = pages_.find(page);
-      if (it == pages_.end()) {
-        uint32_t raw;
-        if (!image_.FetchInsn(pc, &raw)) return unmapped_;  // no page for unmapped memory
-        it = pages_.emplace(page, std::make_unique<Page>()).first;
-      }
-      last_page_ = page;
-      last_ = it->second.get();
-    }
-    Decoded& d = last_->slot[(pc >> 1) & (kSlots - 1)];
-    if (!d.valid) Fill(pc, &d);
-    return d;
-  }
-
- private:
-  struct Page {
-    Decoded slot[kSlots];
-  };
-
-  void Fill(uint64_t pc, Decoded* d) {
-    d->valid = 1;
-    uint32_t raw;
-    if (!image_.FetchInsn(pc, &raw)) {
-      d->kind = kUnmapped;
-      return;
-    }
-    const InsnInfo info = DecodeInsn(raw, xlen_);  // c.jal on RV32 is c.addiw on RV64
-    d->size = info.size;
-    d->offset = static_cast<int32_t>(info.offset);
-    d->itype = static_cast<uint8_t>(info.itype);
-    switch (info.cls) {
-      case InsnClass::kSequential: d->kind = kSeq; break;
-      case InsnClass::kBranch: d->kind = kBranch; break;
-      case InsnClass::kDirectJump: d->kind = kJump; break;
-      case InsnClass::kIndirectJump: d->kind = kIndirect; break;
-      case InsnClass::kTrapReturn: d->kind = kTrapRet; break;
-      case InsnClass::kIllegal: d->kind = kIllegal; break;
-    }
-  }
-
-  const ProgramImage& image_;
-  Xlen xlen_;
-  std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
-  uint64_t last_page_ = ~0ULL;
-  Page* last_ = nullptr;
-  Decoded unmapped_{0, 0, kUnmapped, 0, 1};
-};
 
 Reconstructor::Reconstructor(const ProgramImage& image, ReconstructOptions options,
                              PcSink* sink)
@@ -153,6 +88,11 @@ void Reconstructor::Mark(Marker m) {
   Flush();
   m.pc_index = pcs_total_;
   sink_->OnMarker(m);
+}
+
+uint64_t Reconstructor::ShortRepeat() const {
+  const uint64_t k = options_.test_short_repeats_after_anchor;
+  return k != 0 && anchors_ >= k ? 1 : 0;
 }
 
 void Reconstructor::Lose() {
@@ -357,6 +297,7 @@ void Reconstructor::OnMessage(const Message& msg) {
       pc_ = msg.get(Field::kFaddr) << 1;
       ref_ = pc_;
       have_pos_ = true;
+      ++anchors_;
       Marker m;
       m.kind = Marker::Kind::kAnchor;
       m.offset = msg.offset;
@@ -386,7 +327,11 @@ void Reconstructor::OnMessage(const Message& msg) {
     }
     case Tcode::kRepeatBranch: {
       if (!have_pos_) return;
-      const uint64_t n = msg.get(Field::kBcnt);
+      if (!options_.repeat_branch) {
+        Fail(msg, "RepeatBranch, but the decoder's features lack repeat-branch");
+        return;
+      }
+      const uint64_t n = msg.get(Field::kBcnt) - ShortRepeat();
       if (!have_last_branch_ || n > kMaxRepeat) {
         Fail(msg, have_last_branch_ ? Hex("B-CNT %llu exceeds 2^18", n)
                                     : std::string("RepeatBranch without a previous branch"));
@@ -421,12 +366,20 @@ void Reconstructor::OnMessage(const Message& msg) {
                                                                  : mode_;
         AddHist(msg.get(Field::kRdata), 1, msg);
       } else if (rcode == kRcodeHistRepeat) {
+        if (!options_.repeated_history) {
+          Fail(msg, "RCODE 2, but the decoder's features lack repeated-history");
+          return;
+        }
         const uint64_t r = msg.get(Field::kHrepeat);
         if (r == 0 || r > kMaxRepeat) {
           Fail(msg, Hex("HREPEAT %llu outside 1..2^18", r));
           return;
         }
-        AddHist(msg.get(Field::kRdata), static_cast<uint32_t>(r), msg);
+        HtmWalk(msg);
+        if (options_.mode == ReconstructOptions::Mode::kAuto) {
+          mode_ = ReconstructOptions::Mode::kHtm;
+        }
+        AddHist(msg.get(Field::kRdata), static_cast<uint32_t>(r - ShortRepeat()), msg);
       } else {
         Fail(msg, Hex("ResourceFull with unsupported RCODE %llu", rcode));
       }

@@ -60,6 +60,14 @@ struct ReconstructOptions {
   /// Implicit return (docs/encoder-behaviour.md section 11.1): the depth of the full-address
   /// return stack the decoder keeps, 1..32; 0 = off (every return must be reported).
   uint32_t implicit_return_depth = 0;
+  /// Repeated history (section 11.3): ResourceFull RCODE 2 is accepted; off = a decode error.
+  bool repeated_history = false;
+  /// RepeatBranch (section 11.4): TCODE 30 is accepted; off = a decode error.
+  bool repeat_branch = false;
+  /// Test seam (tests/integration/judge_negative_test.cc): the repeat counts after this many
+  /// anchors are applied one short (HREPEAT read as extra repetitions, B-CNT as the total);
+  /// 0 = never. A broken decoder-side repeat model, for showing that the judges catch one.
+  uint64_t test_short_repeats_after_anchor = 0;
   /// A walk longer than this many half-words is reported instead of performed (corrupt
   /// input must not loop for hours).
   uint64_t max_walk_halfwords = 1ULL << 36;
@@ -117,6 +125,8 @@ class Reconstructor {
   uint64_t mask_ = ~uint64_t{0};  ///< AddressMask(xlen)
   Message last_branch_;      ///< for RepeatBranch
   bool have_last_branch_ = false;
+  uint64_t anchors_ = 0;     ///< anchors seen (for the test seam)
+  uint64_t ShortRepeat() const;
   // Implicit return: the decoder-side copy of the encoder's stack (oldest entry first).
   void RasPush(uint64_t link);
   uint64_t ras_[32] = {};

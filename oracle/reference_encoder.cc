@@ -10,7 +10,9 @@
 
 namespace ctte::oracle {
 
-ReferenceEncoder::ReferenceEncoder(EncoderConfig config) : config_(config) {
+ReferenceEncoder::ReferenceEncoder(EncoderConfig config)
+    : config_(config),
+      repeat_(config.features.repeated_history, config.features.repeat_branch) {
   if (config_.sync_mode == 2) config_.sync_mode = 0;  // cycles: not implemented, legalizes to 0
   if (!IsValidXlen(config_.xlen)) config_.xlen = 64;
   if (config_.features.implicit_return_depth > kMaxReturnStackDepth) {
@@ -38,8 +40,10 @@ void ReferenceEncoder::Push(uint64_t link) {
 }
 
 void ReferenceEncoder::Emit(const Message& msg, bool is_sync) {
-  MessageWriter().Append(msg, &bytes_);
-  ++messages_;
+  sent_.clear();
+  repeat_.Push(msg, &sent_);
+  for (const Message& m : sent_) MessageWriter().Append(m, &bytes_);
+  messages_ += sent_.size();
   if (is_sync) {
     syncctr_ = 0;
   } else {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "oracle/features.h"
+#include "oracle/repeat_model.h"
 #include "oracle/retired.h"
 #include "regmap/registers.h"
 
@@ -38,12 +39,15 @@ class ReferenceEncoder {
   /// Pause or stop: emits the closing ProgTraceCorrelation.
   void Close();
   const std::vector<uint8_t>& bytes() const { return bytes_; }
+  /// Messages sent (after the repeat stage of sections 11.3-11.4).
   uint64_t messages() const { return messages_; }
 
  private:
   EncoderConfig config_;
   std::vector<uint8_t> bytes_;
   uint64_t messages_ = 0;
+  RepeatStage repeat_;          ///< sections 11.3-11.5: between the records and the bytes
+  std::vector<Message> sent_;   ///< scratch: what the repeat stage lets out
   // Encoder state (docs/encoder-behaviour.md section 3).
   void Emit(const Message& msg, bool is_sync);
   void CleanState();

@@ -116,7 +116,8 @@ class Collector : public MessageReader::Reporter {
 }  // namespace
 
 DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImage& image,
-                               TraceMode mode, const FeatureSet& features, uint32_t xlen) {
+                               TraceMode mode, const FeatureSet& features, uint32_t xlen,
+                               uint64_t test_short_repeats_after_anchor) {
   DecodedStream d;
   d.bytes.assign(bytes.begin(), bytes.end());
   CollectingSink sink;
@@ -125,6 +126,9 @@ DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImag
                                     : ReconstructOptions::Mode::kBtm;
   ro.implicit_return_depth = features.implicit_return_depth;
   ro.xlen = xlen;
+  ro.repeated_history = features.repeated_history;
+  ro.repeat_branch = features.repeat_branch;
+  ro.test_short_repeats_after_anchor = test_short_repeats_after_anchor;
   Reconstructor rec(image, ro, &sink);
   Collector collector(&rec, &d.problems);
   MessageReader reader(std::span<const uint8_t>(d.bytes), &collector);

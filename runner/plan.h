@@ -24,6 +24,7 @@
 #include "base/status.h"
 #include "lab/board.h"
 #include "lab/image_manifest.h"
+#include "oracle/features.h"
 #include "oracle/program_image.h"
 #include "oracle/run_facts.h"
 #include "runner/run_config.h"
@@ -67,6 +68,11 @@ struct PreparedRun {
 };
 
 Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& options);
+
+/// Refuses repeated-history / repeat-branch in `f` when the image's ctteFeatureCaps lacks them
+/// (docs/encoder-behaviour.md sections 11.3, 11.4); `what` names the flag or JSON path.
+Status CheckRepeatFeatures(const oracle::FeatureSet& f, const lab::ImageManifest& m,
+                           std::string_view what);
 
 /// Writes the reference PC sequence of `run` (the ISS under the plan's budget and interrupts),
 /// one "0x80000000" per retired instruction per line.

@@ -3,7 +3,8 @@
 // XLEN 32 image zero-extends iaddr[31:0] and asserts that the upper half is zero, so a 64-bit
 // address is never silently truncated (the runner refuses such a workload before the run).
 //
-//   ingress (fabric clk) -> ctte_frontend -> ctte_msgq (QDEPTH records) -> ctte_packer
+//   ingress (fabric clk) -> ctte_frontend -> ctte_msgq (QDEPTH records) -> ctte_repeat
+//     -> ctte_packer
 //     -> ctte_async_fifo (fabric -> sink clk, Gray pointers) -> sink ready/valid
 //   ctte_regs: TCI registers + vendor identity/counters/status on a fabric-clock bus.
 //
@@ -16,7 +17,10 @@ module ctte_encoder #(
   parameter int unsigned LOG_FIFO_DEPTH = 4,
   parameter int unsigned MUTANT = 0,
   parameter int unsigned RAS_DEPTH = 0,  // implicit-return stack depth, 0..32 (0 = absent)
-  parameter int unsigned XLEN = 64       // address width, 32 or 64
+  parameter int unsigned XLEN = 64,      // address width, 32 or 64
+  parameter int unsigned REPEAT_HIST = 0,   // repeated history compiled (1) or absent (0)
+  parameter int unsigned REPEAT_BRANCH = 0, // RepeatBranch compiled (1) or absent (0)
+  parameter int unsigned TEST_SPAN_SYNC = 0  // test only (assert-probe): see ctte_repeat
 ) (
   input  logic        clk_fabric,
   input  logic        clk_sink,
@@ -60,11 +64,11 @@ module ctte_encoder #(
   logic [2:0] cfg_mode;
   logic [1:0] cfg_sync_mode;
   logic [3:0] cfg_sync_max;
-  logic cfg_implicit_return;
+  logic cfg_implicit_return, cfg_repeat_hist, cfg_repeat_branch;
 
   logic [1:0] enq_n;
-  rec_t enq_rec0, enq_rec1, enq_rec2, head;
-  logic q_empty, q_deq;
+  rec_t enq_rec0, enq_rec1, enq_rec2, q_head, head;
+  logic q_empty, q_deq, r_empty, r_deq;
   logic [LOG_QDEPTH:0] q_free;
   logic ev_episode;
   logic [1:0] ev_dropped;
@@ -86,11 +90,19 @@ module ctte_encoder #(
 
   ctte_msgq #(.LogDepth(LOG_QDEPTH)) u_msgq (
     .clk(clk_fabric), .rst_n, .enq_n, .enq_rec0, .enq_rec1, .enq_rec2,
-    .deq(q_deq), .head, .empty(q_empty), .free(q_free)
+    .deq(q_deq), .head(q_head), .empty(q_empty), .free(q_free)
+  );
+
+  ctte_repeat #(
+    .RepeatHist(REPEAT_HIST), .RepeatBranch(REPEAT_BRANCH), .TestSpanSync(TEST_SPAN_SYNC)
+  ) u_repeat (
+    .clk(clk_fabric), .rst_n, .cfg_repeat_hist, .cfg_repeat_branch,
+    .q_head, .q_empty, .q_deq, .head, .empty(r_empty), .deq(r_deq)
   );
 
   ctte_packer #(.Mutant(MUTANT)) u_packer (
-    .clk(clk_fabric), .rst_n, .head, .q_empty, .q_deq, .out_full, .out_push, .out_byte,
+    .clk(clk_fabric), .rst_n, .head, .q_empty(r_empty), .q_deq(r_deq), .out_full, .out_push,
+    .out_byte,
     .out_eom, .busy(packer_busy)
   );
 
@@ -101,6 +113,8 @@ module ctte_encoder #(
     .r_valid(sink_valid)
   );
 
+  // A run held by the repeat stage is compression state, like a pending I-CNT or HIST: it is
+  // not output owed, and a stop's closing correlation flushes it before trTeEmpty can read 1.
   assign te_empty = q_empty && !packer_busy && fifo_w_empty && !st_close_waiting;
 
   logic stall_ovf;
@@ -109,12 +123,13 @@ module ctte_encoder #(
   ctte_regs #(
     .BuildId(BUILD_ID), .ProfileId(8'(PROFILE_ID)), .LogQDepth(LOG_QDEPTH),
     .LogFifoDepth(LOG_FIFO_DEPTH), .MutantId(8'(MUTANT)), .RasDepth(RAS_DEPTH),
-    .Xlen(8'(XLEN))
+    .Xlen(8'(XLEN)),
+    .RepeatHist(REPEAT_HIST), .RepeatBranch(REPEAT_BRANCH)
   ) u_regs (
     .clk(clk_fabric), .rst_n, .we(reg_we), .addr(reg_addr), .wdata(reg_wdata),
     .rdata(reg_rdata),
     .cfg_active, .cfg_enable, .cfg_tracing, .cfg_mode, .cfg_sync_mode, .cfg_sync_max,
-    .cfg_implicit_return,
+    .cfg_implicit_return, .cfg_repeat_hist, .cfg_repeat_branch,
     .st_empty(te_empty), .st_lost, .st_window_open, .st_close_waiting,
     .ev_msg(out_eom), .ev_byte(out_push), .ev_episode, .ev_dropped, .ev_halfwords,
     .st_stall_ovf(stall_ovf)

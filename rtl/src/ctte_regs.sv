@@ -12,7 +12,9 @@ module ctte_regs
   parameter int unsigned LogFifoDepth = 4,
   parameter logic [7:0]  MutantId = 8'd0,
   parameter int unsigned RasDepth = 0,  // implicit-return stack depth; 0 = not compiled
-  parameter logic [7:0]  Xlen = 8'd64   // ctteProfile.Xlen: the encoder's address width
+  parameter logic [7:0]  Xlen = 8'd64,  // ctteProfile.Xlen: the encoder's address width
+  parameter int unsigned RepeatHist = 0,    // repeated history compiled (section 11.3)
+  parameter int unsigned RepeatBranch = 0   // RepeatBranch compiled (section 11.4)
 ) (
   input  logic        clk,
   input  logic        rst_n,
@@ -28,6 +30,8 @@ module ctte_regs
   output logic [1:0]  cfg_sync_mode,
   output logic [3:0]  cfg_sync_max,
   output logic        cfg_implicit_return,
+  output logic        cfg_repeat_hist,
+  output logic        cfg_repeat_branch,
   // status and events
   input  logic        st_empty,
   input  logic        st_lost,
@@ -46,6 +50,8 @@ module ctte_regs
   logic [1:0]  sync_mode_q;
   logic [3:0]  sync_max_q;
   logic        ir_en_q;   // trTeInstEnImplicitReturn (WARL: 0 unless compiled)
+  logic        rh_en_q;   // trTeInstEnRepeatedHistory (WARL: 0 unless compiled)
+  logic        rb_en_q;   // trTeInstEnRepeatBranch (vendor bit 15; WARL: 0 unless compiled)
   logic [31:0] msgs_q, bytes_q, episodes_q, dropped_q, halfwords_q;
 
   // A write to trTeControl, seen through its field layout. Its read-only and reserved bits are
@@ -88,8 +94,12 @@ module ctte_regs
       sync_mode_q <= TrTeControlReset.inst_sync_mode;
       sync_max_q <= TrTeControlReset.inst_sync_max;
       ir_en_q <= TrTeInstFeaturesReset.en_implicit_return;
+      rh_en_q <= TrTeInstFeaturesReset.en_repeated_history;
+      rb_en_q <= TrTeInstFeaturesReset.en_repeat_branch;
     end else begin
       if (feat_we) ir_en_q <= (RasDepth != 0) && feat_w.en_implicit_return;
+      if (feat_we) rh_en_q <= (RepeatHist != 0) && feat_w.en_repeated_history;
+      if (feat_we) rb_en_q <= (RepeatBranch != 0) && feat_w.en_repeat_branch;
       if (ctl_we) begin
         active_q <= ctl_w.active;
         enable_q <= ctl_w.enable;
@@ -130,6 +140,8 @@ module ctte_regs
   assign cfg_sync_mode = sync_mode_q;
   assign cfg_sync_max = sync_max_q;
   assign cfg_implicit_return = ir_en_q;
+  assign cfg_repeat_hist = rh_en_q;
+  assign cfg_repeat_branch = rb_en_q;
 
   // Read values of the registers with fields.
   tr_te_control_t ctl_r;
@@ -141,9 +153,13 @@ module ctte_regs
     feat_r = '0;
     feat_r.en_implicit_return = ir_en_q;
     feat_r.implicit_return_mode = (RasDepth != 0) ? 2'd3 : 2'd0;  // full-address stack
+    feat_r.en_repeated_history = rh_en_q;
+    feat_r.en_repeat_branch = rb_en_q;
     fcaps_r = '0;
     fcaps_r.implicit_return = RasDepth != 0;
     fcaps_r.return_stack_depth = 6'(RasDepth);
+    fcaps_r.repeated_history = RepeatHist != 0;
+    fcaps_r.repeat_branch = RepeatBranch != 0;
 
     ctl_r = TrTeControlConst;
     ctl_r.active = active_q;

@@ -1,7 +1,9 @@
 // Test-only top (image "assert-probe", built into build/tests/images/, never deployed): the
 // real encoder plus two probes that fire on magic writes to register 0x3F0, so that tests can
 // check how an image reports a failed RTL assertion ($error) and a $fatal. Same flat ports and
-// parameters as ctte_encoder, verilated with the same class name (Vctte_encoder).
+// parameters as ctte_encoder, verilated with the same class name (Vctte_encoder). It compiles
+// repeated history with ctte_repeat's test seam TestSpanSync, so that enabling the feature and
+// letting a periodic sync meet a held run fires the "repeat state spans a sync" assertion.
 module ctte_assert_probe #(
   parameter logic [63:0] BUILD_ID = 64'd0,
   parameter int unsigned PROFILE_ID = 1,
@@ -9,7 +11,9 @@ module ctte_assert_probe #(
   parameter int unsigned LOG_FIFO_DEPTH = 4,
   parameter int unsigned MUTANT = 0,
   parameter int unsigned RAS_DEPTH = 0,
-  parameter int unsigned XLEN = 64
+  parameter int unsigned XLEN = 64,
+  parameter int unsigned REPEAT_HIST = 0,
+  parameter int unsigned REPEAT_BRANCH = 0
 ) (
   input  logic        clk_fabric,
   input  logic        clk_sink,
@@ -36,7 +40,8 @@ module ctte_assert_probe #(
 
   ctte_encoder #(
     .BUILD_ID(BUILD_ID), .PROFILE_ID(PROFILE_ID), .LOG_QDEPTH(LOG_QDEPTH),
-    .LOG_FIFO_DEPTH(LOG_FIFO_DEPTH), .MUTANT(MUTANT), .RAS_DEPTH(RAS_DEPTH), .XLEN(XLEN)
+    .LOG_FIFO_DEPTH(LOG_FIFO_DEPTH), .MUTANT(MUTANT), .RAS_DEPTH(RAS_DEPTH), .XLEN(XLEN),
+    .REPEAT_HIST(1 | REPEAT_HIST), .REPEAT_BRANCH(REPEAT_BRANCH), .TEST_SPAN_SYNC(1)
   ) u_encoder (.*);
 
   always_ff @(posedge clk_fabric) begin

@@ -23,7 +23,8 @@ inline const std::string kImageDir = CTTE_BINARY_DIR "/images";
 inline const std::string kWorkloadDir = CTTE_BINARY_DIR "/workloads";
 
 inline bool HaveImagesAndWorkloads(std::string* why) {
-  for (const char* f : {"/ntrace-slim.manifest.json", "/ntrace-shallow.manifest.json"}) {
+  for (const char* f : {"/ntrace-slim.manifest.json", "/ntrace-shallow.manifest.json",
+                        "/ntrace-full.manifest.json"}) {
     if (!std::filesystem::exists(kImageDir + f)) {
       *why = "no image manifest " + kImageDir + f + " (build ctte_images)";
       return false;
@@ -74,10 +75,12 @@ struct CapturedRun {
 
   oracle::Observed Observe() const {
     oracle::Observed o;
-    o.stream = oracle::DecodeForJudging(capture.bytes, *run.program, run.expected.mode);
+    o.stream = oracle::DecodeForJudging(capture.bytes, *run.program, run.expected.mode,
+                                        run.expected.features);
     o.capture = runner::ToCaptureFacts(capture, run.plan.drain_budget_sink_cycles);
     if (has_twin) {
-      o.twin = oracle::DecodeForJudging(twin_capture.bytes, *run.program, run.expected.mode);
+      o.twin = oracle::DecodeForJudging(twin_capture.bytes, *run.program, run.expected.mode,
+                                      run.expected.features);
       o.twin_capture = runner::ToCaptureFacts(twin_capture, run.plan.drain_budget_sink_cycles);
     }
     return o;
@@ -85,7 +88,8 @@ struct CapturedRun {
   /// Observed for manipulated main bytes (counters adjusted by the caller through *facts).
   oracle::Observed ObserveBytes(const std::vector<uint8_t>& bytes) const {
     oracle::Observed o = Observe();
-    o.stream = oracle::DecodeForJudging(bytes, *run.program, run.expected.mode);
+    o.stream = oracle::DecodeForJudging(bytes, *run.program, run.expected.mode,
+                                        run.expected.features);
     return o;
   }
 };

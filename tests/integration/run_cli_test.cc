@@ -197,5 +197,37 @@ TEST_F(RunCliTest, ImplicitReturnOnTheFullImageIsGreenAndSmaller) {
       << bogus.out;
 }
 
+// Repeated history (HTM) and RepeatBranch (BTM) on ntrace-full, the spin workload: green, every
+// verdict passing, RTL bytes == reference bytes, strictly smaller than features off; slim
+// refuses both (ctteFeatureCaps bits 4 and 5 clear).
+TEST_F(RunCliTest, RepeatFeaturesOnTheFullImageAreGreenAndSmaller) {
+  if (!std::filesystem::exists(kImageDir + "/ntrace-full.manifest.json")) {
+    GTEST_SKIP() << "ntrace-full not built";
+  }
+  using Case = std::pair<std::string, std::string>;
+  for (const auto& [feature, mode] :
+       {Case{"repeated-history", "htm"}, Case{"repeat-branch", "btm"}}) {
+    SCOPED_TRACE(feature);
+    const std::string base = "--image " + kImageDir + "/ntrace-full.manifest.json --workload " +
+                             kWorkloadDir + "/spin.elf --fabric-mhz 75 --max-instructions 100000 "
+                             "--mode " + mode + " --sync-mode messages --sync-period 256 --json";
+    const CliResult off = RunCli(base);
+    const CliResult on = RunCli(base + " --features " + feature);
+    ASSERT_EQ(off.exit_code, 0) << off.out;
+    ASSERT_EQ(on.exit_code, 0) << on.out;
+    const nlohmann::json joff = nlohmann::json::parse(off.out);
+    const nlohmann::json jon = nlohmann::json::parse(on.out);
+    EXPECT_EQ(jon["status"], "green");
+    for (const auto& v : jon["verdicts"]) EXPECT_NE(v["outcome"], "fail") << v.dump();
+    EXPECT_LT(jon["stream"]["size"].get<uint64_t>(), joff["stream"]["size"].get<uint64_t>());
+    EXPECT_EQ(jon["metrics"]["decoded_instructions"], joff["metrics"]["decoded_instructions"]);
+    EXPECT_EQ(jon["metrics"]["reference_bytes_identical"], true);
+    const CliResult slim = RunCli("--image " + kImageDir + "/ntrace-slim.manifest.json "
+                                  "--workload " + kWorkloadDir + "/spin.elf --features " + feature);
+    EXPECT_EQ(slim.exit_code, 2) << slim.out;
+    EXPECT_NE(slim.out.find("does not compile " + feature), std::string::npos) << slim.out;
+  }
+}
+
 }  // namespace
 }  // namespace ctte::testing

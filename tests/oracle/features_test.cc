@@ -27,8 +27,13 @@ TEST(FeaturesTest, ParsesTheFeatureGrammar) {
   EXPECT_EQ(ParseFeatures("implicit-return", "x", 16)->implicit_return_depth, 16u);
   EXPECT_EQ(FormatFeatures(*ParseFeatures("implicit-return:5", "f")), "implicit-return:5");
   EXPECT_EQ(FormatFeatures(FeatureSet{}), "none");
+  const FeatureSet all = *ParseFeatures("repeat-branch,implicit-return:4,repeated-history", "f");
+  EXPECT_TRUE(all.repeated_history && all.repeat_branch);
+  EXPECT_EQ(FormatFeatures(all), "implicit-return:4,repeated-history,repeat-branch");
+  EXPECT_EQ(*ParseFeatures(FormatFeatures(all), "f"), all);
+  EXPECT_EQ(FormatFeatures(*ParseFeatures("repeat-branch", "f")), "repeat-branch");
   for (const char* bad : {"implicit-return:0", "implicit-return:33", "implicit-return:x",
-                          "bogus", "repeated-history", "repeat-branch", "sequential-jump",
+                          "bogus", "sequential-jump", "repeated-history:2",
                           "full-address", "implicit-return,", "full-address:3"}) {
     Result<FeatureSet> r = ParseFeatures(bad, "--features");
     ASSERT_FALSE(r.ok()) << bad;

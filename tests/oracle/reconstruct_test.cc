@@ -93,10 +93,17 @@ TEST(ReconstructTest, ResourceFullIcntAndHistAreCarriedIntoTheNextMessage) {
 TEST(ReconstructTest, RepeatedHistoryIsExpanded) {
   Message rf = Message::ResourceFull(2, 0b11);  // one taken bit, twice
   rf.set(Field::kHrepeat, 2);
-  const CollectingSink s = Decode({Message::ProgTraceSync(5, 0, kBase >> 1), rf,
-                                   Message::IndirectBranchHist(0, 17, 0x80, 0b10)});
+  const std::vector<Message> msgs = {Message::ProgTraceSync(5, 0, kBase >> 1), rf,
+                                     Message::IndirectBranchHist(0, 17, 0x80, 0b10)};
+  ReconstructOptions on;
+  on.repeated_history = true;
+  const CollectingSink s = Decode(msgs, on);
   EXPECT_EQ(s.pcs_, std::vector<uint64_t>(kLoopPcs.begin(), kLoopPcs.end() - 1));
   EXPECT_TRUE(Errors(s).empty());
+  // Without the feature (docs/encoder-behaviour.md section 11.3) RCODE 2 is a decode error.
+  const CollectingSink off = Decode(msgs);
+  ASSERT_EQ(Errors(off).size(), 1u);
+  EXPECT_NE(Errors(off)[0].find("lack repeated-history"), std::string::npos) << Errors(off)[0];
 }
 
 TEST(ReconstructTest, IcntEndingInsideA4ByteInstructionIsReported) {

@@ -35,8 +35,9 @@ TEST(FeatureRegisterTest, InstFeaturesIsWarlPerProfile) {
     SCOPED_TRACE(name);
     const bool full = std::string(name) == "ntrace-full";
     const nlohmann::json m = Manifest(name);
-    EXPECT_EQ(m.at("features"), full ? nlohmann::json::array({"implicit-return"})
-                                     : nlohmann::json::array());
+    EXPECT_EQ(m.at("features"),
+              full ? nlohmann::json::array({"implicit-return", "repeated-history", "repeat-branch"})
+                   : nlohmann::json::array());
     EXPECT_EQ(m.at("return_stack_depth").get<uint32_t>(), full ? kFullDepth : 0u);
     auto h = LoadImage(name);
     ASSERT_NE(h, nullptr);
@@ -44,12 +45,15 @@ TEST(FeatureRegisterTest, InstFeaturesIsWarlPerProfile) {
     const uint32_t mode3 = 3u << reg::kFeatImplicitReturnModeLsb;
     EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), full ? mode3 : 0u) << "reset";
     h->WriteReg(reg::kTeInstFeatures, 0xFFFFFFFFu);
-    EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), full ? mode3 | reg::kFeatEnImplicitReturn : 0u)
+    const uint32_t enables =
+        reg::kFeatEnImplicitReturn | reg::kFeatEnRepeatedHistory | reg::kFeatEnRepeatBranch;
+    EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), full ? mode3 | enables : 0u)
         << "only a compiled feature's enable holds a 1";
     h->WriteReg(reg::kTeInstFeatures, 0);
     EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), full ? mode3 : 0u);
     EXPECT_EQ(h->ReadReg(reg::kFeatureCaps),
-              full ? (reg::kFeatureCapImplicitReturn |
+              full ? (reg::kFeatureCapImplicitReturn | reg::kFeatureCapRepeatedHistory |
+                      reg::kFeatureCapRepeatBranch |
                       (kFullDepth << reg::kFeatureCapReturnStackDepthLsb))
                    : 0u);
     EXPECT_EQ(h->ReadReg(reg::kCaps), reg::kCapsValue);
@@ -82,7 +86,13 @@ TEST_P(FullWorkloadTest, EveryFeatureSetGivesReferenceBytesAndIssPcs) {
   if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
   oracle::FeatureSet ir;
   ir.implicit_return_depth = kFullDepth;
-  for (const oracle::FeatureSet& f : {oracle::FeatureSet{}, ir}) {
+  oracle::FeatureSet rh;
+  rh.repeated_history = true;
+  oracle::FeatureSet rb;
+  rb.repeat_branch = true;
+  oracle::FeatureSet all = ir;
+  all.repeated_history = all.repeat_branch = true;
+  for (const oracle::FeatureSet& f : {oracle::FeatureSet{}, ir, rh, rb, all}) {
     for (const Case& c : Cases(f)) {
       SCOPED_TRACE(std::string(GetParam()) + ", " + c.name + ", " + oracle::FormatFeatures(f));
       oracle::IssOptions iss;
@@ -101,6 +111,8 @@ TEST_P(FullWorkloadTest, EveryFeatureSetGivesReferenceBytesAndIssPcs) {
       EXPECT_EQ(FirstMessageDifference(r.rtl_bytes, r.reference_bytes), "");
       oracle::DecodeOptions dopt;
       dopt.reconstruct.implicit_return_depth = f.implicit_return_depth;
+      dopt.reconstruct.repeated_history = f.repeated_history;
+      dopt.reconstruct.repeat_branch = f.repeat_branch;
       oracle::CollectingSink sink;
       oracle::DecodeStream(r.rtl_bytes, *image, dopt, &sink);
       for (const oracle::Marker& m : sink.markers_) {
@@ -113,7 +125,7 @@ TEST_P(FullWorkloadTest, EveryFeatureSetGivesReferenceBytesAndIssPcs) {
 
 INSTANTIATE_TEST_SUITE_P(Workloads, FullWorkloadTest,
                          ::testing::Values("loop", "calls", "ptrchase", "sort", "switch",
-                                           "traps"));
+                                           "traps", "spin"));
 
 // Features off on ntrace-full is the slim stream, byte for byte (same QDEPTH and FIFO).
 TEST(FullProfileTest, FeaturesOffIsByteIdenticalToSlim) {

@@ -168,6 +168,36 @@ TEST(ImageFailureTest, FatalIsReportedAndTheModelCanBeDestroyed) {
   EXPECT_FALSE(other->failed()) << "a failure belongs to its model only";
 }
 
+// ctte_repeat's standing assertion (docs/encoder-behaviour.md section 11.5): a repeat counter
+// never spans a sync. The probe's repeat stage lets a sync pass a held run (TestSpanSync): with
+// repeated history on, 17 identical full HISTs and a periodic sync every 16 messages, the
+// assertion fires; with the feature off the same beats are clean.
+TEST(ImageFailureTest, RepeatStateSpanningASyncFiresTheAssertion) {
+  for (const bool on : {false, true}) {
+    SCOPED_TRACE(on ? "repeated history on" : "off");
+    auto h = LoadProbe();
+    ASSERT_NE(h, nullptr);
+    h->Reset();
+    h->WriteReg(reg::kTeInstFeatures, on ? reg::kFeatEnRepeatedHistory : 0u);
+    h->WriteReg(reg::kTeControl, ControlWord(true, true, reg::kInstModeHtm, 1, 0));
+    ::testing::internal::CaptureStdout();
+    for (int i = 0; i < 31 * 17 + 4; ++i) {
+      h->Beat(MakeBeat(5, 0x80000000u + 4u * static_cast<uint32_t>(i % 2), 2));
+      h->Idle(4);
+    }
+    h->WriteReg(reg::kTeControl, ControlWord(false, false, reg::kInstModeHtm));
+    h->Idle(400);
+    EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+    if (on) {
+      ASSERT_TRUE(h->failed());
+      EXPECT_NE(h->failure().find("repeat state spans a sync"), std::string::npos)
+          << h->failure();
+    } else {
+      EXPECT_FALSE(h->failed()) << h->failure();
+    }
+  }
+}
+
 TEST(ImageRegisterTest, FstWaveformIsWrittenOnRequest) {
   auto h = LoadImage("ntrace-slim");
   ASSERT_NE(h, nullptr);

@@ -53,7 +53,11 @@ RtlRunResult RunThroughImage(const std::string& name, const std::vector<oracle::
   const uint32_t mode = static_cast<uint32_t>(options.encoder.mode);
   if (!options.encoder.features.empty()) {
     // Section 11: the enables are written while the window is closed, before trTeEnable.
-    h->WriteReg(reg::kTeInstFeatures, reg::kFeatEnImplicitReturn);
+    const oracle::FeatureSet& f = options.encoder.features;
+    h->WriteReg(reg::kTeInstFeatures,
+                (f.implicit_return_depth > 0 ? reg::kFeatEnImplicitReturn : 0u) |
+                    (f.repeated_history ? reg::kFeatEnRepeatedHistory : 0u) |
+                    (f.repeat_branch ? reg::kFeatEnRepeatBranch : 0u));
   }
   h->WriteReg(reg::kTeControl,
               ControlWord(true, true, mode, options.encoder.sync_mode, options.encoder.sync_max));

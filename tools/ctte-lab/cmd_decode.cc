@@ -100,6 +100,8 @@ int RunDecode(const DecodeArgs& a) {
   opt.reconstruct.implicit_return_depth =
       a.implicit_return ? oracle::kMaxReturnStackDepth : features->implicit_return_depth;
   opt.reconstruct.xlen = static_cast<uint32_t>(oracle::XlenBits(image->xlen()));  // ELF class
+  opt.reconstruct.repeated_history = features->repeated_history;
+  opt.reconstruct.repeat_branch = features->repeat_branch;
   oracle::Reconstructor rec(*image, opt.reconstruct, &sink);
   struct Fwd : oracle::MessageReader::Reporter {
     oracle::Reconstructor* r;
@@ -198,7 +200,8 @@ const Registrar kDecode(Command{
                    "list every message with its byte offset and fields");
       sub.add_flag("--json", a->json, "print statistics and markers as JSON");
       sub.add_option("--features", a->features,
-                     "the encoder's optional features: none or implicit-return[:DEPTH] "
+                     "the encoder's optional features: none, or a comma list of "
+                     "implicit-return[:DEPTH], repeated-history, repeat-branch "
                      "(docs/encoder-behaviour.md section 11); a wrong set gives decode errors");
       sub.add_flag("--implicit-return", a->implicit_return,
                    "same as --features implicit-return:32");

@@ -102,7 +102,8 @@ const Registrar kEncode(Command{
           ->check(Unsigned());
       AddTraceModeOptions(sub, &a->mode, &a->sync_mode, &a->sync_period);
       sub.add_option("--features", a->features,
-                     "optional compression features: none or implicit-return[:DEPTH] (depth "
+                     "optional compression features: none, or a comma list of "
+                     "implicit-return[:DEPTH], repeated-history, repeat-branch (depth "
                      "1..32, default 32); docs/encoder-behaviour.md section 11");
       sub.add_option("--icnt-bits", a->icnt_bits, "I-CNT width before ResourceFull (1..22)")
           ->check(CLI::Range(1, 22));
