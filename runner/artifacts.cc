@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 #include <system_error>
+#include <vector>
 
 #include "base/files.h"
 #include "base/sha256.h"
@@ -34,9 +35,13 @@ Status StoreSpecArtifacts(const CampaignSpec& spec, const PlanOptions& o,
   std::set<std::string> images;
   for (const WeightedValue& v : spec.images) images.insert(v.value);
   for (const ControlSpec& c : spec.controls) images.insert(c.image);
+  std::set<uint32_t> widths;  // the XLENs of the spec's images: the builds its runs can use
   for (const std::string& name : images) {
     const std::string manifest = o.image_dir + "/" + name + ".manifest.json";
     if (!IsFile(manifest)) continue;
+    if (Result<lab::ImageManifest> m = lab::ImageManifest::Load(manifest); m.ok()) {
+      widths.insert(ImageXlen(*m));
+    }
     Status st = StoreImage(manifest, store);
     // A manifest whose .so does not match it is the deploy's to report; only I/O is fatal here.
     if (!st.ok() && st.code() == Status::Code::kIOError) return st;
@@ -44,15 +49,20 @@ Status StoreSpecArtifacts(const CampaignSpec& spec, const PlanOptions& o,
   for (const WeightedValue& w : spec.axis("workload").values) {
     if (w.value == "random") continue;  // generated per run: kept by StoreRunArtifacts
     auto user = o.user_workloads.find(w.value);
-    // A built-in has one build per width (runner/workload_xlen.h): keep each one present.
-    for (const uint32_t xlen : {64u, 32u}) {
-      const std::string path = user != o.user_workloads.end()
-                                   ? user->second
-                                   : BuiltinWorkloadPath(o.workload_dir, w.value, xlen);
+    std::vector<std::string> paths;
+    if (user != o.user_workloads.end()) {
+      paths.push_back(user->second);
+    } else {
+      // A built-in has one build per width (runner/workload_xlen.h): keep the build of each
+      // width the spec's images have (an unused width would only be gc's to remove).
+      for (const uint32_t xlen : widths) {
+        paths.push_back(BuiltinWorkloadPath(o.workload_dir, w.value, xlen));
+      }
+    }
+    for (const std::string& path : paths) {
       if (!IsFile(path)) continue;
       Result<std::string> put = store.PutFile(path);
       if (!put.ok()) return put.status();
-      if (user != o.user_workloads.end()) break;
     }
   }
   return Status::Ok();

@@ -1,13 +1,25 @@
 // Image XLEN against workload ELF class (see workload_xlen.h).
 #include "runner/workload_xlen.h"
 
+#include <filesystem>
 #include <fstream>
+#include <system_error>
+#include <vector>
+
+#include "base/files.h"
 
 namespace ctte::runner {
 
 uint32_t ImageXlen(const lab::ImageManifest& m) { return m.xlen == 0 ? 64 : m.xlen; }
 
 Result<uint32_t> ElfXlen(const std::string& path) {
+  // A FIFO, device or directory is refused before it is opened (opening a FIFO would block):
+  // ReadFileBytes says what it is, naming the path, without reading a byte.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    Result<std::vector<uint8_t>> refused = ReadFileBytes(path);
+    if (!refused.ok()) return refused.status();
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound("no workload ELF " + path);
   unsigned char ident[5] = {};

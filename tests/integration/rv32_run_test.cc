@@ -93,6 +93,28 @@ TEST_F(Rv32RunTest, BuiltinAndRandomWorkloadsResolveToTheirRv32Build) {
   }
 }
 
+// Issue 16's HTIF must-show on both widths: the example exits through tohost with code 3 and
+// prints one line through the syscall proxy's write; the run records both.
+TEST_F(Rv32RunTest, AnHtifProgramRecordsItsExitCodeAndConsoleOnBothWidths) {
+  const struct {
+    const char* image;
+    const char* elf;
+  } cases[] = {{"ntrace-rv32", "htif_hello-rv32.elf"}, {"ntrace-slim", "htif_hello.elf"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.elf);
+    const std::string elf = kWorkloadDir + "/examples/" + c.elf;
+    if (!std::filesystem::exists(elf)) GTEST_SKIP() << "no workloads in " << kWorkloadDir;
+    const CliResult r = RunCli("--image " + kImageDir + "/" + c.image + ".manifest.json" +
+                               " --workload " + elf + " --mode btm --json");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["status"], "green") << r.out;
+    EXPECT_EQ(j["metrics"]["exit_code"], 3) << r.out;
+    EXPECT_EQ(j["metrics"]["console"].get<std::string>().rfind("hello from htif, sum=0x", 0), 0u)
+        << r.out;
+  }
+}
+
 TEST_F(Rv32RunTest, AWorkloadOfTheOtherWidthIsRefusedBeforeTheRun_bad) {
   const CliResult r64on32 =
       RunCli("--image " + kRv32 + " --workload " + kWorkloadDir + "/loop.elf --fabric-mhz 75");
