@@ -13,28 +13,10 @@
 
 #include "base/files.h"
 #include "tests/integration/judge_fixture.h"
+#include "tests/integration/lab_cli.h"
 
 namespace ctte::testing {
 namespace {
-
-struct CliResult {
-  int exit_code = -1;
-  std::string out;
-};
-
-CliResult RunLab(const std::string& args) {
-  CliResult r;
-  const std::string cmd = std::string(CTTE_LAB_PATH) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = ::pclose(p);
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-CliResult RunCli(const std::string& args) { return RunLab("run " + args); }
 
 const std::string kRv32 = kImageDir + "/ntrace-rv32.manifest.json";
 
