@@ -42,4 +42,22 @@ inline SoakOptions BuildSoakOptions(const std::string& spec_path, const std::str
   return o;
 }
 
+// Small and fast: short workloads, both modes, overflow, an early stop, determinism pairs.
+inline constexpr const char* kTinySpec = R"({
+  "name": "soak-tiny",
+  "description": "kill-and-resume test campaign",
+  "seed": "0x0123456789abcdef",
+  "runs": 12,
+  "images": ["ntrace-slim"],
+  "clocks": {"fabric_mhz": 90, "sink_mhz": 100},
+  "horizon_retirements": 3000,
+  "determinism_pairs": 0.5,
+  "axes": {
+    "overflow_regime": ["none", "saturating"],
+    "mode": ["htm", "btm"],
+    "workload": ["loop", "calls"],
+    "window": ["full", "early_stop"]
+  }
+})";
+
 }  // namespace ctte::runner::soak_testing
