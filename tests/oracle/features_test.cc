@@ -15,9 +15,14 @@
 #include "oracle/program_image.h"
 #include "oracle/reconstruct.h"
 #include "oracle/reference_encoder.h"
+#include "tests/oracle/iss_run.h"
 
 namespace ctte::oracle {
 namespace {
+
+using test_support::IssRun;
+using test_support::RunIss;
+using test_support::Encode;
 
 TEST(FeaturesTest, ParsesTheFeatureGrammar) {
   EXPECT_TRUE(ParseFeatures("", "--features")->empty());
@@ -39,31 +44,6 @@ TEST(FeaturesTest, ParsesTheFeatureGrammar) {
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("--features"), std::string::npos) << bad;
   }
-}
-
-struct IssRun {
-  std::vector<Retired> beats;
-  std::vector<uint64_t> pcs;
-};
-
-IssRun RunIss(const ProgramImage& image, IssOptions options) {
-  IssRun r;
-  Iss iss(image, options);
-  Retired b;
-  while (iss.Step(&b)) {
-    r.beats.push_back(b);
-    if (b.retires) r.pcs.push_back(b.pc);
-  }
-  EXPECT_NE(iss.stop_reason(), StopReason::kFatal) << iss.fatal_message();
-  return r;
-}
-
-std::vector<uint8_t> Encode(const IssRun& run, const EncoderConfig& config) {
-  ReferenceEncoder enc(config);
-  enc.Open();
-  for (const Retired& b : run.beats) enc.Beat(b);
-  enc.Close();
-  return enc.bytes();
 }
 
 // "" when decoding `bytes` with a stack of `depth` gives the ISS's PCs exactly.

@@ -18,9 +18,14 @@
 #include "oracle/reconstruct.h"
 #include "oracle/reference_encoder.h"
 #include "oracle/repeat_model.h"
+#include "tests/oracle/iss_run.h"
 
 namespace ctte::oracle {
 namespace {
+
+using test_support::IssRun;
+using test_support::RunIss;
+using test_support::Encode;
 
 constexpr uint64_t kFullHist = 0xFFFFFFFFu;  // 31 taken branches + the stop bit
 
@@ -108,30 +113,6 @@ TEST(RepeatStageTest, AFullBcntGoesOutAndCountingGoesOn) {
   ASSERT_EQ(out.size(), 4u) << Str(out);
   EXPECT_EQ(out[1].get(Field::kBcnt), kMaxRepeatCount);
   EXPECT_EQ(out[2].get(Field::kBcnt), 2u);  // the full count, then 2 more
-}
-
-struct IssRun {
-  std::vector<Retired> beats;
-  std::vector<uint64_t> pcs;
-};
-
-IssRun RunIss(const ProgramImage& image, IssOptions options) {
-  IssRun r;
-  Iss iss(image, options);
-  Retired b;
-  while (iss.Step(&b)) {
-    r.beats.push_back(b);
-    if (b.retires) r.pcs.push_back(b.pc);
-  }
-  return r;
-}
-
-std::vector<uint8_t> Encode(const IssRun& run, const EncoderConfig& config) {
-  ReferenceEncoder enc(config);
-  enc.Open();
-  for (const Retired& b : run.beats) enc.Beat(b);
-  enc.Close();
-  return enc.bytes();
 }
 
 // "" when decoding `bytes` with decoder features `f` gives the ISS's PCs exactly.

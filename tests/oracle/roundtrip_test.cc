@@ -14,9 +14,13 @@
 #include "oracle/program_image.h"
 #include "oracle/reconstruct.h"
 #include "oracle/reference_encoder.h"
+#include "tests/oracle/iss_run.h"
 
 namespace ctte::oracle {
 namespace {
+
+using test_support::IssRun;
+using test_support::RunIss;
 
 struct Config {
   const char* name;
@@ -36,23 +40,6 @@ std::vector<Config> Configs() {
                  {mode, 1, 1, 5}});
   }
   return v;
-}
-
-struct IssRun {
-  std::vector<Retired> beats;
-  std::vector<uint64_t> pcs;  // retired PCs
-};
-
-IssRun RunIss(const ProgramImage& image, IssOptions options) {
-  IssRun r;
-  Iss iss(image, options);
-  Retired b;
-  while (iss.Step(&b)) {
-    r.beats.push_back(b);
-    if (b.retires) r.pcs.push_back(b.pc);
-  }
-  EXPECT_NE(iss.stop_reason(), StopReason::kFatal) << iss.fatal_message();
-  return r;
 }
 
 // Encodes and decodes; returns "" when the round trip is exact, else what differs.
