@@ -8,37 +8,17 @@
 #include <vector>
 
 #include "oracle/iss_asm.h"
+#include "tests/oracle/asm_run.h"
 
 namespace ctte::oracle {
 namespace {
 
 using namespace reg;  // NOLINT(google-build-using-namespace)
+using test_support::AsmRun;
+using test_support::EmitExit;
+using test_support::Execute;
 
 constexpr uint64_t kBase = ProgramImage::kRamBase;
-
-// Runs the assembled program and collects every beat.
-struct AsmRun {
-  std::unique_ptr<Iss> iss;
-  std::vector<Retired> beats;
-};
-
-AsmRun Execute(Assembler& as, IssOptions opts = {}) {
-  std::vector<uint8_t> code = as.Finish();
-  Segment seg{kBase, code.size(), true, code};
-  ProgramImage image = ProgramImage::FromSegments(kBase, {seg});
-  if (opts.max_instructions == IssOptions{}.max_instructions) opts.max_instructions = 10'000;
-  AsmRun run{std::make_unique<Iss>(image, opts), {}};
-  Retired r;
-  while (run.iss->Step(&r)) run.beats.push_back(r);
-  return run;
-}
-
-// Exit through the test device with code in a0 (0 = pass).
-void EmitExit(Assembler& as) {
-  as.Li(t0, 0x100000);
-  as.Li(t1, 0x5555);
-  as.S(2, t0, t1, 0);
-}
 
 // A handler that skips the trapping instruction (2 or 4 bytes) and returns.
 Assembler::Label EmitSkipHandler(Assembler& as) {
