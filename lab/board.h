@@ -42,6 +42,10 @@ struct BoardIdentity {
   std::vector<std::string> capabilities;  ///< e.g. "deploy", "fst", "pll:fabric", "pll:sink"
   std::string image_name;   ///< the loaded image's profile name, "" when none
   std::string image_sha256; ///< as computed at deploy, "" when none
+  /// The largest capture ring (RunPlan::ring_bytes) this board can hold: a SimBoard's
+  /// kSimMaxRingBytes, a ZynqBoard's u-dma-buf (DDR) window. 0: not reported (a board of an older
+  /// protocol); the runner then cannot refuse a plan up front and the board's Run() decides.
+  uint64_t max_ring_bytes = 0;
 };
 
 /// What to deploy. Exactly one of `path` and `bytes` is used (`bytes` when non-empty).
@@ -74,6 +78,9 @@ struct DeployReceipt {
 // The plan defaults, defined once: the runner's options and the CLI flags start from these.
 inline constexpr uint64_t kDefaultMaxInstructions = 5'000'000;  ///< beat budget of the core
 inline constexpr uint64_t kDefaultRingBytes = 1u << 20;         ///< capture ring, 1 MiB
+/// The simulated board's capture-ring capacity (BoardIdentity::max_ring_bytes): host memory, of
+/// which a run takes only what its stream fills (CaptureRing grows to its capacity).
+inline constexpr uint64_t kSimMaxRingBytes = uint64_t{256} << 20;  ///< 256 MiB
 inline constexpr uint64_t kDefaultDrainBudgetSinkCycles = 1'000'000;
 inline constexpr uint64_t kDefaultSinkHz = 100'000'000;         ///< sink clock when none is asked
 

@@ -1,17 +1,21 @@
 #include "lab/capture_ring.h"
 
+#include <algorithm>
+
 #include "base/check.h"
 
 namespace ctte::lab {
+namespace {
+constexpr uint64_t kInitialReserve = 64 * 1024;  // most streams are below 64 KiB
+}  // namespace
 
-CaptureRing::CaptureRing(uint64_t capacity) : buf_(capacity) {
+CaptureRing::CaptureRing(uint64_t capacity) : capacity_(capacity) {
   CTTE_CHECK(capacity > 0, "capture ring capacity must be positive");
+  buf_.reserve(static_cast<size_t>(std::min<uint64_t>(capacity, kInitialReserve)));
 }
 
 std::vector<uint8_t> CaptureRing::Contents() const {
-  if (!wrapped()) {
-    return std::vector<uint8_t>(buf_.begin(), buf_.begin() + static_cast<long>(total_));
-  }
+  if (!wrapped()) return buf_;
   std::vector<uint8_t> out;
   out.reserve(buf_.size());
   out.insert(out.end(), buf_.begin() + static_cast<long>(head_), buf_.end());

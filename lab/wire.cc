@@ -98,7 +98,8 @@ Status GetU64List(const Json& j, const std::string& path, const char* key,
 Json ToJson(const BoardIdentity& v) {
   return Json{{"kind", v.kind},           {"serial", v.serial},
               {"version", v.version},     {"capabilities", v.capabilities},
-              {"image_name", v.image_name}, {"image_sha256", v.image_sha256}};
+              {"image_name", v.image_name}, {"image_sha256", v.image_sha256},
+              {"max_ring_bytes", v.max_ring_bytes}};
 }
 
 Status FromJson(const Json& j, const std::string& path, BoardIdentity* out) {
@@ -107,6 +108,8 @@ Status FromJson(const Json& j, const std::string& path, BoardIdentity* out) {
   CTTE_RETURN_IF_ERROR(GetStr(j, path, "version", &out->version, false));
   CTTE_RETURN_IF_ERROR(GetStr(j, path, "image_name", &out->image_name, false));
   CTTE_RETURN_IF_ERROR(GetStr(j, path, "image_sha256", &out->image_sha256, false));
+  out->max_ring_bytes = 0;  // absent: an older board that does not report it
+  CTTE_RETURN_IF_ERROR(GetU64(j, path, "max_ring_bytes", &out->max_ring_bytes, false));
   const Json* caps = Field(j, "capabilities");
   out->capabilities.clear();
   if (caps != nullptr) {

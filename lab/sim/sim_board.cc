@@ -152,6 +152,7 @@ Result<BoardIdentity> SimBoard::Identify() {
   id.capabilities = {"deploy", "pll:fabric", "pll:sink", "registers", "run", "fst"};
   id.image_name = image_name_;
   id.image_sha256 = image_sha256_;
+  id.max_ring_bytes = kSimMaxRingBytes;
   return id;
 }
 
@@ -252,6 +253,11 @@ Result<Capture> SimBoard::Run(const RunPlan& plan) {
 Result<Capture> SimBoard::RunProgram(const oracle::ProgramImage& program, const RunPlan& plan) {
   if (!image_) return Status::Unavailable("no image deployed");
   if (plan.ring_bytes == 0) return Status::InvalidArgument("plan.ring_bytes must be > 0");
+  if (plan.ring_bytes > kSimMaxRingBytes) {
+    return Status::InvalidArgument("plan.ring_bytes " + std::to_string(plan.ring_bytes) +
+                                   " exceeds the simulated board's capture ring of " +
+                                   std::to_string(kSimMaxRingBytes) + " bytes");
+  }
   if (plan.stall.ipc_den == 0 || plan.stall.ipc_num == 0 ||
       plan.stall.ipc_num > plan.stall.ipc_den) {
     return Status::InvalidArgument("plan.stall: IPC must be ipc_num/ipc_den in (0, 1]");

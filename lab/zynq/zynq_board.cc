@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -69,6 +70,10 @@ Result<BoardIdentity> ZynqBoard::Identify() {
   id.capabilities = {"deploy", "pll:fabric", "pll:sink", "registers", "run"};
   id.image_name = image_name_;
   id.image_sha256 = image_sha256_;
+  // The capture ring a plan may ask for: the u-dma-buf (DDR) window the DMA sink writes into,
+  // at most 2^32-1 (cttehRingSize is 32 bits). Unreadable: not reported (Run() says why).
+  Result<uint64_t> dma = ReadAttrU64(Path("sys/class/u-dma-buf/" + o_.udmabuf + "/size"));
+  id.max_ring_bytes = dma.ok() ? std::min<uint64_t>(*dma, 0xffffffffu) : 0;
   return id;
 }
 

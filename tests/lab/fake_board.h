@@ -13,12 +13,14 @@ namespace ctte::lab {
 
 class FakeBoard : public Board {
  public:
+  static constexpr uint64_t kMaxRingBytes = uint64_t{3} << 20;  ///< reported capacity
   Result<BoardIdentity> Identify() override {
     BoardIdentity id;
     id.kind = "fake";
     id.serial = "fake-0";
     id.capabilities = {"deploy", "run"};
     id.image_sha256 = sha_;
+    id.max_ring_bytes = kMaxRingBytes;
     return id;
   }
   Result<DeployReceipt> Deploy(const DeployRequest& request) override {

@@ -10,6 +10,7 @@
 
 #include "lab/board_server.h"
 #include "lab/remote_board.h"
+#include "lab/wire.h"
 #include "tests/lab/fake_board.h"
 #include "tests/lab/fault_injecting_board.h"
 
@@ -128,6 +129,7 @@ TEST_F(ServedFakeTest, EveryRequestRoundTrips) {
   ASSERT_TRUE(id.ok()) << id.status().ToString();
   EXPECT_EQ(id->kind, "remote:fake");
   EXPECT_EQ(id->capabilities, (std::vector<std::string>{"deploy", "run"}));
+  EXPECT_EQ(id->max_ring_bytes, FakeBoard::kMaxRingBytes);  // the board's capacity travels
 
   DeployRequest d;
   d.name = "x";
@@ -289,6 +291,23 @@ TEST(BoardServerTest, BadRequestsGetErrorsAndTheServerGoesOn) {
   EXPECT_EQ(served.code(), Status::Code::kCorruption);
   ::close(sv[0]);
   ::close(sv[1]);
+}
+
+// An identity without max_ring_bytes (a board of an older protocol) reads as 0: not reported,
+// so the runner does not refuse a plan up front; a wrong type is an error with its path.
+TEST(WireIdentityTest, MaxRingBytesIsOptionalAndTyped) {
+  BoardIdentity id;
+  id.max_ring_bytes = 7;
+  ASSERT_TRUE(wire::FromJson(wire::Json{{"kind", "k"}, {"serial", "s"}}, "identity", &id).ok());
+  EXPECT_EQ(id.max_ring_bytes, 0u);
+  BoardIdentity round;
+  id.max_ring_bytes = uint64_t{64} << 20;
+  ASSERT_TRUE(wire::FromJson(wire::ToJson(id), "identity", &round).ok());
+  EXPECT_EQ(round.max_ring_bytes, uint64_t{64} << 20);
+  Status bad = wire::FromJson(wire::Json{{"kind", "k"}, {"serial", "s"}, {"max_ring_bytes", "x"}},
+                              "identity", &round);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("identity.max_ring_bytes"), std::string::npos) << bad.ToString();
 }
 
 }  // namespace
