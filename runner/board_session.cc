@@ -15,6 +15,15 @@ InfraCause CauseOf(const Status& s, InfraCause step) {
 
 }  // namespace
 
+Status CheckRingCapacity(const lab::BoardIdentity& id, uint64_t ring_bytes,
+                         const std::string& asked_by) {
+  if (id.max_ring_bytes == 0 || ring_bytes <= id.max_ring_bytes) return Status::Ok();
+  return Status::InvalidArgument(
+      "board " + id.serial + " (" + id.kind + ") holds a capture ring of at most " +
+      std::to_string(id.max_ring_bytes) + " bytes; " + asked_by + " asks for " +
+      std::to_string(ring_bytes) + " bytes");
+}
+
 BoardSession RunBoardSession(lab::Board& board, const lab::ImageManifest& manifest,
                              uint64_t fabric_hz, uint64_t sink_hz, const lab::RunPlan& plan,
                              const SessionOptions& o) {
@@ -57,6 +66,9 @@ BoardSession RunBoardSession(lab::Board& board, const lab::ImageManifest& manife
   if (!id->image_sha256.empty() && id->image_sha256 != receipt->sha256) {
     return infra(InfraCause::kIdentity, "identity: the board reports image " + id->image_sha256 +
                                             ", deployed " + receipt->sha256);
+  }
+  if (Status s = CheckRingCapacity(*id, plan.ring_bytes, "the run"); !s.ok()) {
+    return infra(InfraCause::kRingCapacity, "refused before the run: " + s.message());
   }
   struct Dom { lab::ClockDomain d; uint64_t hz; db::ClockReading* rd; const char* name; };
   Dom doms[2] = {{lab::ClockDomain::kFabric, fabric_hz, &out.fabric, "fabric"},

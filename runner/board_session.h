@@ -9,6 +9,8 @@
 //     fmax cannot be read from a design; the manifest's fmax_mhz is trusted by the closure gate
 //     (its integrity rests on the manifest's SHA-256 and build id matching the deployed image).
 //  2. Identify(): a board that reports an image must report the one just deployed. else kIdentity
+//  2b. The plan's capture ring fits the board: ring_bytes <= identity.max_ring_bytes when the
+//     board reports a capacity (CheckRingCapacity).                              else kRingCapacity
 //  3. Program both clocks (fabric, then sink) and read each back.                   else kClock
 //  4. Closure gate: the fabric clock, programmed or read back, above the image's declared
 //     fmax is refused before anything runs.                                         else kClosureGate
@@ -32,6 +34,13 @@
 #include "runner/run_status.h"
 
 namespace ctte::runner {
+
+/// Refuses (InvalidArgument) a capture ring of `ring_bytes` on a board whose identity reports a
+/// smaller capacity, naming the board (kind and serial), the bytes asked for and the bytes it
+/// holds; `asked_by` says where the size came from (e.g. "$.capture.ring_bytes"). A board that
+/// reports no capacity (max_ring_bytes 0, an older protocol) is not refused here.
+Status CheckRingCapacity(const lab::BoardIdentity& id, uint64_t ring_bytes,
+                         const std::string& asked_by);
 
 struct SessionOptions {
   /// A clock whose read-back differs from what the board programmed by more than this

@@ -134,6 +134,21 @@ void ParseClocks(Checker& c, const json& v, CampaignSpec* spec) {
   }
 }
 
+// $.capture: what a campaign asks of the board's capture path (docs/campaign-spec.md).
+void ParseCapture(Checker& c, const json& v, CampaignSpec* spec) {
+  if (!v.is_object()) {
+    c.WrongType("$.capture", "object", v);
+    return;
+  }
+  c.UnknownKeys("$.capture", v, {"ring_bytes"});
+  if (v.contains("ring_bytes")) {
+    if (auto r = c.PositiveInt("$.capture.ring_bytes", v["ring_bytes"], kMaxSpecRingBytes,
+                               "ring size")) {
+      spec->ring_bytes = *r;
+    }
+  }
+}
+
 void ParseAxes(Checker& c, const json& v, CampaignSpec* spec) {
   if (!v.is_object()) {
     c.WrongType("$.axes", "object", v);
@@ -229,7 +244,8 @@ SpecCheck ParseCampaignSpec(std::string_view json_text, const std::string& spec_
   CampaignSpec& spec = out.spec;
   c.UnknownKeys("$", doc,
                 {"name", "description", "seed", "runs", "budget", "images", "clocks",
-                 "horizon_retirements", "determinism_pairs", "axes", "controls", "workloads"});
+                 "horizon_retirements", "determinism_pairs", "axes", "controls", "workloads",
+                 "capture"});
 
   if (!doc.contains("name")) {
     c.Error("$.name", "missing required field");
@@ -284,6 +300,7 @@ SpecCheck ParseCampaignSpec(std::string_view json_text, const std::string& spec_
     spec.images = ParseWeightedList(c, "$.images", doc["images"], CheckImageName);
   }
   if (doc.contains("clocks")) ParseClocks(c, doc["clocks"], &spec);
+  if (doc.contains("capture")) ParseCapture(c, doc["capture"], &spec);
   if (doc.contains("horizon_retirements")) {
     if (auto h = c.PositiveInt("$.horizon_retirements", doc["horizon_retirements"],
                                1'000'000'000, "horizon")) {
@@ -317,6 +334,19 @@ SpecCheck ParseCampaignSpec(std::string_view json_text, const std::string& spec_
                         1});
   }
   return out;
+}
+
+Result<uint64_t> CaptureRingOfSpecText(std::string_view spec_text) {
+  if (spec_text.empty()) return lab::kDefaultRingBytes;  // a row that kept no spec text
+  CTTE_ASSIGN_OR_RETURN(const nlohmann::ordered_json doc, ParseJsonText(spec_text, "spec"));
+  if (!doc.is_object()) return Status::InvalidArgument("spec: $: expected an object");
+  if (!doc.contains("capture")) return lab::kDefaultRingBytes;
+  std::vector<SpecError> errors;
+  Checker c(&errors);
+  CampaignSpec spec;
+  ParseCapture(c, doc["capture"], &spec);
+  if (!errors.empty()) return Status::InvalidArgument("spec: " + errors.front().ToString());
+  return spec.ring_bytes;
 }
 
 std::string FormatSpecErrors(const std::string& path, const std::vector<SpecError>& errors) {

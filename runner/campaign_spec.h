@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "lab/board.h"
 
 namespace ctte::runner {
 
@@ -75,6 +76,10 @@ struct CampaignSpec {
   std::vector<Axis> axes;                  ///< every axis of AxisNames(), in that order
   std::vector<ControlSpec> controls;       ///< run before the draws (runner/controls.h)
   std::vector<UserWorkload> workloads;     ///< $.workloads, in the order given
+  /// $.capture.ring_bytes: the capture ring every run of the campaign asks its board for
+  /// (lab::RunPlan::ring_bytes). Not a drawn factor: it enters neither the draws nor config_json;
+  /// the campaign row's spec text pins it (CaptureRingOfSpecText).
+  uint64_t ring_bytes = lab::kDefaultRingBytes;
 
   /// The user workload named `name`, or nullptr (a built-in or unknown name).
   const UserWorkload* user_workload(std::string_view workload) const;
@@ -112,6 +117,17 @@ Result<SpecCheck> LoadCampaignSpec(const std::string& path);
 inline constexpr uint64_t kMaxBudgetSeconds = 30ull * 24 * 3600;
 /// The largest run count a spec ($.runs) or `soak --runs` may give.
 inline constexpr uint64_t kMaxRuns = 1'000'000'000;
+
+/// The largest $.capture.ring_bytes a spec may give (1 GiB, as `run --ring-bytes`); the board
+/// decides what it holds (lab::BoardIdentity::max_ring_bytes).
+inline constexpr uint64_t kMaxSpecRingBytes = uint64_t{1} << 30;
+
+/// $.capture.ring_bytes of a stored spec text (a campaign row's spec_json): what its runs asked
+/// for. A spec without it, written before the field existed (or an empty text), gives
+/// lab::kDefaultRingBytes; a
+/// text that is not a spec object, or whose value is not an integer in 1..kMaxSpecRingBytes, is
+/// an InvalidArgument naming the path.
+Result<uint64_t> CaptureRingOfSpecText(std::string_view spec_text);
 
 /// The spec text a campaign row stores when the spec has user workloads: each $.workloads entry
 /// becomes {"elf": ..., "sha256": ...} with the digest read, so a campaign whose ELF changed is

@@ -184,6 +184,8 @@ void ControlWorker(ControlShared* s, unsigned slot) {
   const auto register_board = [&]() -> Result<int64_t> {
     Result<lab::BoardIdentity> id = (*remote)->Identify();
     if (!id.ok()) return id.status();
+    CTTE_RETURN_IF_ERROR(
+        CheckRingCapacity(*id, o.execute.ring_bytes, "the campaign ($.capture.ring_bytes)"));
     nlohmann::ordered_json info{{"version", id->version}, {"capabilities", id->capabilities},
                                 {"slot", slot}};
     return (*db)->UpsertBoard({id->kind, id->serial, info.dump()});

@@ -265,6 +265,7 @@ db::InfraCause ToDbInfraCause(InfraCause c) {
     case InfraCause::kBoardTimeout: return db::InfraCause::kBoardTimeout;
     case InfraCause::kBoardError: return db::InfraCause::kProtocol;
     case InfraCause::kClock:
+    case InfraCause::kRingCapacity:
     case InfraCause::kNone: break;
   }
   return db::InfraCause::kOther;

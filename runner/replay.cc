@@ -11,6 +11,7 @@
 #include "base/text.h"
 #include "db/artifacts.h"
 #include "db/database.h"
+#include "db/triage_store.h"
 #include "lab/image_manifest.h"
 #include "oracle/program_gen.h"
 #include "runner/campaign_spec.h"
@@ -109,6 +110,18 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
                                                  ? db::ArtifactStore::DefaultRoot(o.db_path)
                                                  : o.artifacts_dir);
   ExecuteOptions exec = o.execute;
+  // The capture ring the run's campaign asked for ($.capture.ring_bytes of the campaign row's
+  // spec text; a campaign from before the field, the old default): not in config_json.
+  {
+    auto spec = db::TriageStore::CampaignSpec(**db, stored.campaign_id);
+    if (!spec.ok()) return spec.status();
+    Result<uint64_t> ring = CaptureRingOfSpecText(spec->first);
+    if (!ring.ok()) {
+      return Status::InvalidArgument("run " + std::to_string(run_id) +
+                                     ": its campaign's spec_json: " + ring.status().message());
+    }
+    exec.ring_bytes = *ring;
+  }
   // The image: the build tree's when it is the run's, else the artifact store's copy.
   const std::string live_manifest = !exec.manifest_path.empty()
                                         ? exec.manifest_path

@@ -31,13 +31,14 @@ const char* InfraCauseName(InfraCause c) {
     case InfraCause::kBoardTimeout: return "board_timeout";
     case InfraCause::kBoardError: return "board_error";
     case InfraCause::kManifestMismatch: return "manifest_mismatch";
+    case InfraCause::kRingCapacity: return "ring_capacity";
   }
   return "none";
 }
 
 bool IsRetryable(InfraCause c) {
   return c != InfraCause::kNone && c != InfraCause::kPrepare && c != InfraCause::kClosureGate &&
-         c != InfraCause::kManifestMismatch;
+         c != InfraCause::kManifestMismatch && c != InfraCause::kRingCapacity;
 }
 
 }  // namespace ctte::runner

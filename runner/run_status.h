@@ -36,6 +36,9 @@ enum class InfraCause {
   /// The loaded design's identity registers (ctteCaps, ctteProfile's xlen) disagree with the
   /// manifest: the manifest was edited or belongs to another image. A fresh board repeats it.
   kManifestMismatch,
+  /// The plan asks for a larger capture ring than the board reports it can hold
+  /// (lab::BoardIdentity::max_ring_bytes): refused before the run; a fresh board repeats it.
+  kRingCapacity,
 };
 const char* InfraCauseName(InfraCause cause);  ///< "none", "prepare", "deploy", ...
 

@@ -74,6 +74,8 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   // Drawn feature sets are clamped to the drawn image's compiled features (runner/plan.h); a
   // control that fixes features its image lacks is refused before anything runs.
   local.execute.clamp_features = true;
+  // Every run (draws and controls) asks its board for the campaign's capture ring.
+  local.execute.ring_bytes = spec.ring_bytes;
   if (Status st = CheckControlFeatures(spec, local.execute.image_dir, local.execute.manifest_path);
       !st.ok()) {
     return Status::InvalidArgument(options.spec_path + ": " + st.message());

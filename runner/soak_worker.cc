@@ -120,6 +120,8 @@ class Worker : public SoakWorker {
   Status RegisterBoard() {
     Result<lab::BoardIdentity> id = opened_ ? opened_->Identify() : remote_->Identify();
     if (!id.ok()) return id.status();
+    CTTE_RETURN_IF_ERROR(
+        CheckRingCapacity(*id, s_->options->execute.ring_bytes, "the campaign ($.capture.ring_bytes)"));
     nlohmann::ordered_json info{{"version", id->version}, {"capabilities", id->capabilities},
                                 {"slot", slot_}};
     Result<int64_t> bid = db_->UpsertBoard({id->kind, id->serial, info.dump()});

@@ -11,6 +11,7 @@
 #include "base/output.h"
 #include "base/text.h"
 #include "db/database.h"
+#include "runner/campaign_spec.h"
 
 namespace ctte::runner {
 namespace {
@@ -122,6 +123,20 @@ Json LegJson(const Leg& l) {
           {"interval", {i.lo, i.hi}}, {"verdict", LegVerdictName(l.verdict)}, {"runs", runs}};
 }
 
+// The pool's runs ask for the capture ring the red run's campaign asked for ($.capture).
+Result<BoardPoolOptions> PoolOfCampaign(const Loaded& l, const BoardPoolOptions& pool) {
+  auto spec = db::TriageStore::CampaignSpec(*l.db, l.row.run.campaign_id);
+  if (!spec.ok()) return spec.status();
+  Result<uint64_t> ring = CaptureRingOfSpecText(spec->first);
+  if (!ring.ok()) {
+    return Status::InvalidArgument("campaign of run " + std::to_string(l.row.id) +
+                                   ": stored spec_json: " + ring.status().message());
+  }
+  BoardPoolOptions p = pool;
+  p.execute.ring_bytes = *ring;
+  return p;
+}
+
 BatchExecutor PoolExecutor(const BoardPoolOptions& pool) {
   BoardPoolOptions p = pool;
   p.execute.clamp_features = true;  // a spec baseline's features, as drawn (runner/plan.h)
@@ -157,7 +172,8 @@ Result<BisectRunResult> BisectRun(int64_t run_id, const TriageOptions& o) {
   CTTE_ASSIGN_OR_RETURN(out.baseline, ChooseBaseline(l, o.baseline, &out.baseline_source));
   BisectOptions bo = o.bisect;
   bo.repeats = o.repeats;
-  CTTE_ASSIGN_OR_RETURN(out.result, Bisect(l.config, out.baseline, bo, PoolExecutor(o.pool)));
+  CTTE_ASSIGN_OR_RETURN(const BoardPoolOptions pool, PoolOfCampaign(l, o.pool));
+  CTTE_ASSIGN_OR_RETURN(out.result, Bisect(l.config, out.baseline, bo, PoolExecutor(pool)));
   if (out.result.minimal) {
     out.minimal_path = o.out_dir + "/run-" + std::to_string(run_id) + "-minimal.json";
     OutputOptions oo;
@@ -203,6 +219,7 @@ std::string BisectRunResult::ToJson(int indent) const {
 Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
   CTTE_ASSIGN_OR_RETURN(Loaded l, LoadRed(run_id, o.db_path, "triage"));
   if (o.repeats == 0) return Status::InvalidArgument("--repeats: must be at least 1");
+  CTTE_ASSIGN_OR_RETURN(const BoardPoolOptions pool, PoolOfCampaign(l, o.pool));
   std::string serial = "sim-triage";
   if (l.row.run.board_id) {
     auto boards = l.db->InfraByBoardOfCampaign(l.row.run.campaign_id);
@@ -229,7 +246,7 @@ Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
     legs[b]->factors = {serials[b]};
     legs[b]->config = l.config;
     threads.emplace_back([&, b] {
-      BoardPoolOptions p = o.pool;
+      BoardPoolOptions p = pool;
       p.boards = 1;
       p.slot_args = {{"--serial", serials[b]}};
       results[b] = RunBatch(p, configs);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # No behaviour change: the smoke campaign, 200 runs of the frozen 2026-12-01 nightly spec
-# (specs/nightly-2026-12-01.json) and 200 runs of today's nightly (crossing the features axis)
+# (specs/nightly-2026-12-01.json) and 200 runs of nightly crossing the features axis (the frozen
+# specs/nightly-features-2026-12-01.json, from before nightly's 8 MiB capture ring)
 # give, index for index, the same seed, config, stream SHA-256 and status as the recordings in
 # golden/ (scripts/behaviour-record).
 # Usage: behaviour_test.sh SOURCE_DIR BUILD_DIR

@@ -67,6 +67,51 @@ TEST(CampaignSpecTest, NightlyUsesEveryAxisWithMoreThanOneValue) {
   EXPECT_TRUE(loaded->spec.budget_seconds.has_value());
 }
 
+// $.capture.ring_bytes: what every run asks its board for; default the old 1 MiB.
+TEST(CampaignSpecTest, CaptureRingIsParsedAndValidatedWithItsPath) {
+  SpecCheck plain = Parse(ValidSpec());
+  ASSERT_TRUE(plain.ok()) << Dump(plain);
+  EXPECT_EQ(plain.spec.ring_bytes, lab::kDefaultRingBytes);
+  json j = ValidSpec();
+  j["capture"] = {{"ring_bytes", 8388608}};
+  SpecCheck big = Parse(j);
+  ASSERT_TRUE(big.ok()) << Dump(big);
+  EXPECT_EQ(big.spec.ring_bytes, 8388608u);
+  const std::pair<const char*, const char*> bad[] = {
+      {R"({"ring_bytes": 0})", "non-positive ring size 0"},
+      {R"({"ring_bytes": 2147483648})", "ring size 2147483648 out of range (at most 1073741824)"},
+      {R"({"ring_bytes": "8MiB"})", "wrong type: expected integer"},
+      {R"({"ring_bytes": -1})", "non-positive ring size -1"}};
+  for (const auto& [value, reason] : bad) {
+    j["capture"] = json::parse(value);
+    SpecCheck c = Parse(j);
+    EXPECT_TRUE(HasError(c, "$.capture.ring_bytes", reason)) << value << ": " << Dump(c);
+  }
+  j["capture"] = {{"ring_byte", 4096}};
+  EXPECT_TRUE(HasError(Parse(j), "$.capture.ring_byte", "unknown key"));
+  j["capture"] = 4096;
+  EXPECT_TRUE(HasError(Parse(j), "$.capture", "wrong type: expected object"));
+}
+
+// Replay, triage and bisect read the ring from the campaign row's stored spec text; a spec
+// stored before the field existed gives the ring those runs had (1 MiB).
+TEST(CampaignSpecTest, CaptureRingOfAStoredSpecTextDefaultsToTheOldRing) {
+  json j = ValidSpec();
+  Result<uint64_t> old = CaptureRingOfSpecText(j.dump());
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(*old, lab::kDefaultRingBytes);
+  EXPECT_EQ(*CaptureRingOfSpecText(""), lab::kDefaultRingBytes);
+  j["capture"] = {{"ring_bytes", 65536}};
+  EXPECT_EQ(*CaptureRingOfSpecText(j.dump(2)), 65536u);
+  j["capture"] = {{"ring_bytes", "big"}};
+  Result<uint64_t> bad = CaptureRingOfSpecText(j.dump());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), testing::HasSubstr("$.capture.ring_bytes"));
+  auto nightly = LoadCampaignSpec(std::string(CTTE_SOURCE_DIR) + "/campaigns/nightly.json");
+  ASSERT_TRUE(nightly.ok() && nightly->ok());
+  EXPECT_EQ(nightly->spec.ring_bytes, 8388608u);  // docs/campaign-spec.md, "Capture ring"
+}
+
 TEST(CampaignSpecTest, MissingFileIsAStatus) {
   auto loaded = LoadCampaignSpec("/nonexistent/spec.json");
   EXPECT_FALSE(loaded.ok());

@@ -49,7 +49,7 @@ inline void AddPlanOptions(CLI::App& sub, PlanFlags& f, bool required) {
   sub.add_option("--max-instructions", f.max_instructions,
                  "ISS instruction budget, 1..10^9")
       ->check(UnsignedIn(1, kMaxInstructionsFlag));
-  sub.add_option("--ring-bytes", f.ring_bytes, "capture ring size, 1..1 GiB (default 1 MiB)")
+  sub.add_option("--ring-bytes", f.ring_bytes, "capture ring size, 1..1 GiB (default 1 MiB); more than the board holds (its identity's max_ring_bytes: sim 256 MiB, Zynq its u-dma-buf) is refused before the run")
       ->check(UnsignedIn(1, kMaxRingBytesFlag));
   sub.add_option("--drain-budget", f.drain_budget,
                  "sink cycles allowed for the drain, 1..10^10")
