@@ -8,6 +8,8 @@
 
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "lab/board_server.h"
 #include "lab/remote_board.h"
 #include "lab/wire.h"

@@ -69,8 +69,9 @@ TEST_F(SoakRingTest, CampaignRingReachesEveryRunAndItsReplay) {
   for (const db::RunRow& r : *rows) {
     EXPECT_EQ(r.run.status, db::RunStatus::kInvalid);
     EXPECT_EQ(r.run.stream_size.value_or(0), 64u);
-    EXPECT_NE(r.run.metrics_json.find("the capture ring wrapped"), std::string::npos)
+    EXPECT_NE(r.run.metrics_json.find("capture ring wrapped: "), std::string::npos)
         << r.run.metrics_json;
+    EXPECT_NE(r.run.metrics_json.find("ring holds 64\""), std::string::npos) << r.run.metrics_json;
   }
   const int64_t id = rows->front().id;
   d->reset();
