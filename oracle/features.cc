@@ -28,14 +28,20 @@ Result<FeatureSet> ParseFeatures(std::string_view text, std::string_view what,
         return Status::InvalidArgument(where + ": the stack depth must be 1..32");
       }
       f.implicit_return_depth = static_cast<uint32_t>(depth);
-    } else if (name == "repeated-history" || name == "repeat-branch" ||
-               name == "sequential-jump" || name == "full-address") {
+    } else if (name == "sequential-jump") {
+      f.sequential_jump = true;
+    } else if (name == "full-address") {
+      f.full_address = true;
+    } else if (name == "config-message") {
+      f.config_message = true;
+    } else if (name == "repeated-history" || name == "repeat-branch") {
       return Status::InvalidArgument(where +
                                      ": not implemented by this encoder "
                                      "(docs/encoder-behaviour.md section 11)");
     } else {
       return Status::InvalidArgument(
-          where + ": unknown feature (implicit-return[:DEPTH], or none)");
+          where + ": unknown feature (implicit-return[:DEPTH], sequential-jump, full-address, "
+                  "config-message, or none)");
     }
     if (colon != std::string_view::npos && name != "implicit-return") {
       return Status::InvalidArgument(where + ": only implicit-return takes a parameter");
@@ -48,7 +54,15 @@ Result<FeatureSet> ParseFeatures(std::string_view text, std::string_view what,
 
 std::string FormatFeatures(const FeatureSet& f) {
   if (f.empty()) return "none";
-  return "implicit-return:" + std::to_string(f.implicit_return_depth);
+  std::string s;
+  const auto add = [&s](const std::string& item) { s += (s.empty() ? "" : ",") + item; };
+  if (f.implicit_return_depth > 0) {
+    add("implicit-return:" + std::to_string(f.implicit_return_depth));
+  }
+  if (f.sequential_jump) add("sequential-jump");
+  if (f.full_address) add("full-address");
+  if (f.config_message) add("config-message");
+  return s;
 }
 
 }  // namespace ctte::oracle

@@ -16,18 +16,28 @@ constexpr uint32_t kMaxReturnStackDepth = 32;
 struct FeatureSet {
   /// Implicit return with a full-address stack of this many entries; 0 = off.
   uint32_t implicit_return_depth = 0;
+  /// Sequential jump (section 11.3): a jalr whose rs1 the previous LUI/C.LUI/AUIPC set is
+  /// inferable.
+  bool sequential_jump = false;
+  /// Full addresses (trTeInstNoAddrDiff, section 11.4): U-ADDR carries a >> 1.
+  bool full_address = false;
+  /// The vendor configuration message before every SYNC=5 (section 11.5).
+  bool config_message = false;
 
-  bool empty() const { return implicit_return_depth == 0; }
+  bool empty() const {
+    return implicit_return_depth == 0 && !sequential_jump && !full_address && !config_message;
+  }
   bool operator==(const FeatureSet&) const = default;
 };
 
-/// Parses "implicit-return[:DEPTH]" entries separated by commas ("" and "none" are the empty
-/// set). DEPTH is 1..32 and defaults to `default_depth`. Names that are recognised but not
-/// implemented ("repeated-history", "repeat-branch", "sequential-jump", "full-address") and
-/// unknown names are errors that name the entry; `what` names the flag or JSON path.
+/// Parses "implicit-return[:DEPTH]", "sequential-jump", "full-address" and "config-message"
+/// entries separated by commas ("" and "none" are the empty set). DEPTH is 1..32 and defaults
+/// to `default_depth`. Names that are recognised but not implemented ("repeated-history",
+/// "repeat-branch") and unknown names are errors that name the entry; `what` names the flag or
+/// JSON path.
 Result<FeatureSet> ParseFeatures(std::string_view text, std::string_view what,
                                  uint32_t default_depth = kMaxReturnStackDepth);
-/// "none" or "implicit-return:16" (the form ParseFeatures reads back).
+/// "none" or "implicit-return:16,sequential-jump" (the form ParseFeatures reads back).
 std::string FormatFeatures(const FeatureSet& f);
 
 }  // namespace ctte::oracle

@@ -150,6 +150,7 @@ void Reconstructor::Lose() {
   hist_.clear();
   have_last_branch_ = false;
   ras_n_ = 0;
+  ForgetPrevious();
 }
 
 void Reconstructor::Fail(const Message& msg, const std::string& reason) {
@@ -280,6 +281,8 @@ bool Reconstructor::Walk(const Message& msg, End end) {
         break;
       }
       default: {  // kIndirect, kTrapRet
+        uint64_t seq_target = 0;  // section 11.3
+        const bool seq = remaining > 0 && d.kind == kIndirect && SequentialTarget(pc, &seq_target);
         bool popped = false;
         if (ras_cap_ > 0 && d.kind == kIndirect) {
           // The stack moves exactly as the encoder's: also when this ends the I-CNT (then the
@@ -292,7 +295,11 @@ bool Reconstructor::Walk(const Message& msg, End end) {
             if (remaining > 0) pc = target;
           }
           if (t == IType::kIndirectCall || t == IType::kCoroutineSwap) RasPush(link);
-          if (popped && remaining > 0) break;
+          if (popped && remaining > 0 && !seq) break;
+        }
+        if (seq) {
+          pc = seq_target;
+          break;
         }
         if (remaining == 0) break;  // the message's address is its target
         pc_ = pc;
@@ -364,7 +371,8 @@ void Reconstructor::OnMessage(const Message& msg) {
       if (!have_pos_) return;
       const End end = msg.get(Field::kBtype) == kBtypeJump ? End::kIndirect : End::kTrap;
       if (!Walk(msg, end)) return;
-      pc_ = (msg.get(Field::kUaddr) << 1) ^ ref_;
+      if (end == End::kTrap) ForgetPrevious();  // the trap beat came between (section 11.3)
+      pc_ = (msg.get(Field::kUaddr) << 1) ^ (options_.full_address ? 0 : ref_);
       ref_ = pc_;
       last_branch_ = msg;
       last_branch_.set(Field::kFaddr, pc_);  // the target, for RepeatBranch

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle/features.h"
 #include "oracle/ntrace_message.h"
 #include "oracle/program_image.h"
 
@@ -60,6 +61,11 @@ struct ReconstructOptions {
   /// Implicit return (docs/encoder-behaviour.md section 11.1): the depth of the full-address
   /// return stack the decoder keeps, 1..32; 0 = off (every return must be reported).
   uint32_t implicit_return_depth = 0;
+  /// Sequential jump (section 11.3): a jalr inside an I-CNT right after the LUI/C.LUI/AUIPC
+  /// that set its rs1 continues at the pair's target.
+  bool sequential_jump = false;
+  /// Full addresses (trTeInstNoAddrDiff, section 11.4): U-ADDR is the address, not an XOR.
+  bool full_address = false;
   /// A walk longer than this many half-words is reported instead of performed (corrupt
   /// input must not loop for hours).
   uint64_t max_walk_halfwords = 1ULL << 36;
@@ -75,6 +81,10 @@ class Reconstructor {
   void OnMessage(const Message& msg);
   /// The reader dropped bytes: a decode error marker; the position is lost until a sync.
   void OnCorruption(uint64_t offset, const std::string& reason);
+  /// The decoder-side features (reconstruct_features.cc): from --features or a configuration
+  /// message (section 11.5), which precedes a SYNC=5, so no state of the old set survives.
+  void Configure(const FeatureSet& features);
+  static void ApplyFeatures(const FeatureSet& features, ReconstructOptions* options);
   /// Delivers buffered PCs. Call once at the end.
   void Finish();
 
@@ -116,6 +126,11 @@ class Reconstructor {
   uint64_t ras_[32] = {};
   uint32_t ras_n_ = 0;
   uint32_t ras_cap_ = 0;
+  // Sequential jump (reconstruct_features.cc): the walk index from which a previous instruction
+  // counts (set where the encoder forgets its LUI/AUIPC), and the target test.
+  void ForgetPrevious() { sj_from_ = pcs_total_ + nbuf_; }
+  bool SequentialTarget(uint64_t pc, uint64_t* target);
+  uint64_t sj_from_ = 0;
 
   static constexpr size_t kBuf = 4096;
   uint64_t buf_[kBuf];

@@ -28,8 +28,8 @@ TEST(FeaturesTest, ParsesTheFeatureGrammar) {
   EXPECT_EQ(FormatFeatures(*ParseFeatures("implicit-return:5", "f")), "implicit-return:5");
   EXPECT_EQ(FormatFeatures(FeatureSet{}), "none");
   for (const char* bad : {"implicit-return:0", "implicit-return:33", "implicit-return:x",
-                          "bogus", "repeated-history", "repeat-branch", "sequential-jump",
-                          "full-address", "implicit-return,", "full-address:3"}) {
+                          "bogus", "repeated-history", "repeat-branch", "implicit-return,",
+                          "full-address:3"}) {
     Result<FeatureSet> r = ParseFeatures(bad, "--features");
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("--features"), std::string::npos) << bad;
