@@ -50,6 +50,7 @@ Result<ImageManifest> ImageManifest::Load(const std::string& path) {
   s = wire::GetU64(j, "", "caps", &m.caps, /*required=*/false);
   if (s.ok()) s = wire::GetU32(j, "", "xlen", &m.xlen, /*required=*/false);
   if (s.ok()) s = wire::GetU32(j, "", "return_stack_depth", &m.return_stack_depth, false);
+  if (s.ok()) s = wire::GetU32(j, "", "feature_caps", &m.feature_caps, false);
   if (s.ok()) s = wire::GetStr(j, "", "rtl_digest", &m.rtl_digest, /*required=*/false);
   if (s.ok()) s = wire::GetStr(j, "", "verilator_version", &m.verilator_version, false);
   std::string file = m.name + ".so";

@@ -21,6 +21,8 @@ struct ImageManifest {
   /// Implicit-return stack depth compiled into the image ("return_stack_depth"; 0 = absent,
   /// docs/encoder-behaviour.md section 11).
   uint32_t return_stack_depth = 0;
+  /// ctteFeatureCaps of the image ("feature_caps"; 0 when absent): the compiled features.
+  uint32_t feature_caps = 0;
   uint32_t xlen = 0;
   double fmax_mhz = 0;         ///< declared fmax (closure gate); > 0 once loaded
   std::string rtl_digest;

@@ -114,6 +114,15 @@ Result<FeatureChoice> ChooseFeatures(std::span<const uint8_t> bytes, const Featu
   return c;
 }
 
+std::string MissingFeatures(const FeatureSet& f, uint32_t caps) {
+  FeatureSet missing;
+  const uint32_t bits = FeatureBits(f) & ~caps;
+  missing.sequential_jump = (bits & kFeatureBitSequentialJump) != 0;
+  missing.full_address = (bits & kFeatureBitFullAddress) != 0;
+  missing.config_message = (bits & kFeatureBitConfigMessage) != 0;
+  return missing.empty() ? "" : FormatFeatures(missing);
+}
+
 bool IsConfigMessage(std::span<const uint8_t> bytes, uint64_t offset, uint64_t size) {
   if (offset + size > bytes.size() || size == 0 || (bytes[offset] >> 2) != kTcodeConfig) {
     return false;

@@ -55,6 +55,10 @@ struct FeatureChoice {
 };
 Result<FeatureChoice> ChooseFeatures(std::span<const uint8_t> bytes, const FeatureSet* given);
 
+/// The features of `f` other than implicit return that `caps` (ctteFeatureCaps) lacks, as
+/// "sequential-jump,full-address"; "" when the image compiles them all.
+std::string MissingFeatures(const FeatureSet& f, uint32_t caps);
+
 /// True when the message at [offset, offset + size) of `bytes` is a well-formed configuration
 /// message (the judges accept it; any other vendor message stays unknown).
 bool IsConfigMessage(std::span<const uint8_t> bytes, uint64_t offset, uint64_t size);

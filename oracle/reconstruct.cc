@@ -125,7 +125,7 @@ void Reconstructor::RasPush(uint64_t link) {
     for (uint32_t i = 1; i < ras_cap_; ++i) ras_[i - 1] = ras_[i];
     --ras_n_;
   }
-  ras_[ras_n_++] = link;
+  ras_[ras_n_++] = link + (Corrupting() ? 2 : 0);
 }
 
 Reconstructor::~Reconstructor() = default;
@@ -348,6 +348,7 @@ void Reconstructor::OnMessage(const Message& msg) {
         HtmWalk(msg);  // mode detection only
       }
       Lose();
+      ++anchors_;
       pc_ = msg.get(Field::kFaddr) << 1;
       ref_ = pc_;
       have_pos_ = true;

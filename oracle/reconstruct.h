@@ -66,6 +66,10 @@ struct ReconstructOptions {
   bool sequential_jump = false;
   /// Full addresses (trTeInstNoAddrDiff, section 11.4): U-ADDR is the address, not an XOR.
   bool full_address = false;
+  /// Test seam for the judges' negative tests (never set in production): from the Nth anchor
+  /// (1-based) to the next one the decoder-side feature model is corrupt: every return-stack
+  /// push stores link + 2 and no sequential jump is recognised. 0 = off.
+  uint32_t test_corrupt_after_anchor = 0;
   /// A walk longer than this many half-words is reported instead of performed (corrupt
   /// input must not loop for hours).
   uint64_t max_walk_halfwords = 1ULL << 36;
@@ -131,6 +135,11 @@ class Reconstructor {
   void ForgetPrevious() { sj_from_ = pcs_total_ + nbuf_; }
   bool SequentialTarget(uint64_t pc, uint64_t* target);
   uint64_t sj_from_ = 0;
+  uint32_t anchors_ = 0;  ///< syncs seen (for test_corrupt_after_anchor)
+  bool Corrupting() const {
+    return options_.test_corrupt_after_anchor != 0 &&
+           anchors_ == options_.test_corrupt_after_anchor;
+  }
 
   static constexpr size_t kBuf = 4096;
   uint64_t buf_[kBuf];

@@ -22,7 +22,7 @@ void Reconstructor::Configure(const FeatureSet& features) {
 // is the entry before, which survives a Flush() of the full buffer (it is only overwritten).
 // A partial Flush() comes only from Mark(), after a Lose() that set sj_from_ past it.
 bool Reconstructor::SequentialTarget(uint64_t pc, uint64_t* target) {
-  if (!options_.sequential_jump) return false;
+  if (!options_.sequential_jump || Corrupting()) return false;
   const uint64_t index = pcs_total_ + nbuf_ - 1;  // of the jalr
   if (index == 0 || index - 1 < sj_from_) return false;
   const size_t at = nbuf_ == 0 ? kBuf - 1 : nbuf_ - 1;  // the jalr's slot

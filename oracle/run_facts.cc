@@ -121,7 +121,8 @@ class Collector : public MessageReader::Reporter {
 }  // namespace
 
 DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImage& image,
-                               TraceMode mode, const FeatureSet& features) {
+                               TraceMode mode, const FeatureSet& features,
+                               uint32_t test_corrupt_after_anchor) {
   DecodedStream d;
   d.bytes.assign(bytes.begin(), bytes.end());
   CollectingSink sink;
@@ -129,6 +130,7 @@ DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImag
   ro.mode = mode == TraceMode::kHtm ? ReconstructOptions::Mode::kHtm
                                     : ReconstructOptions::Mode::kBtm;
   Reconstructor::ApplyFeatures(features, &ro);
+  ro.test_corrupt_after_anchor = test_corrupt_after_anchor;
   Reconstructor rec(image, ro, &sink);
   Collector collector(&rec, &d.problems, std::span<const uint8_t>(d.bytes));
   MessageReader reader(std::span<const uint8_t>(d.bytes), &collector);

@@ -109,8 +109,10 @@ struct DecodedStream {
 
 /// Reads and reconstructs `bytes` against `image` (pure; never fails: problems are recorded).
 /// `features`: the encoder's optional features, run by the decoder too (section 11).
+/// `test_corrupt_after_anchor`: ReconstructOptions' test seam (negative tests only; 0 = off).
 DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImage& image,
-                               TraceMode mode, const FeatureSet& features = {});
+                               TraceMode mode, const FeatureSet& features = {},
+                               uint32_t test_corrupt_after_anchor = 0);
 
 struct Observed {
   DecodedStream stream;

@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define CTTE_IMAGE_ABI_VERSION 1u
+#define CTTE_IMAGE_ABI_VERSION 2u
 
 typedef struct ctte_model ctte_model;
 
@@ -39,6 +39,8 @@ typedef struct ctte_ingress {
   uint64_t context;
   uint64_t cause;
   uint64_t tval;
+  uint32_t insn;     /* raw instruction bits, a 16-bit one zero-extended (ABI 2; sequential jump,
+                        docs/encoder-behaviour.md section 11.3); 0 on an interrupt beat */
 } ctte_ingress;
 
 typedef struct ctte_image_table {

@@ -7,6 +7,7 @@
 #include "base/random.h"
 #include "lab/image_manifest.h"
 #include "lab/pll.h"
+#include "oracle/config_message.h"
 #include "oracle/features.h"
 
 namespace ctte::runner {
@@ -112,6 +113,11 @@ Result<RunConfig> RunConfigFromFlags(const CliRunFlags& f, PlanOptions* o) {
                                                     "(ctteFeatureCaps bit 0 clear)")
                                       : " has a return stack of " +
                                             std::to_string(m->return_stack_depth)));
+    }
+    if (const std::string missing = oracle::MissingFeatures(*features, m->feature_caps);
+        !missing.empty()) {
+      return Status::InvalidArgument("--features: image " + m->name + " does not compile " +
+                                     missing + " (ctteFeatureCaps)");
     }
     if (!features->empty()) c.features = oracle::FormatFeatures(*features);
   }

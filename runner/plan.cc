@@ -9,6 +9,7 @@
 #include "base/random.h"
 #include "base/sha256.h"
 #include "base/text.h"
+#include "oracle/config_message.h"
 #include "oracle/features.h"
 #include "oracle/iss.h"
 #include "oracle/program_gen.h"
@@ -72,6 +73,10 @@ Result<oracle::FeatureSet> PlanFeatures(const RunConfig& config, const lab::Imag
                                    : " has a return stack of " +
                                          std::to_string(m.return_stack_depth) + ", not " +
                                          std::to_string(f->implicit_return_depth)));
+  }
+  if (const std::string missing = oracle::MissingFeatures(*f, m.feature_caps); !missing.empty()) {
+    return Status::InvalidArgument("config.features: image " + m.name + " does not compile " +
+                                   missing + " (ctteFeatureCaps)");
   }
   return f;
 }
@@ -172,6 +177,9 @@ Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& optio
   Result<oracle::FeatureSet> features = PlanFeatures(config, r.manifest);
   if (!features.ok()) return features.status();
   if (features->implicit_return_depth > 0) p.encoder.inst_features |= reg::kFeatEnImplicitReturn;
+  if (features->sequential_jump) p.encoder.inst_features |= reg::kFeatEnSequentialJump;
+  if (features->full_address) p.encoder.inst_features |= reg::kFeatNoAddrDiff;
+  if (features->config_message) p.encoder.inst_features |= reg::kFeatEnConfigMessage;
   p.iss.max_instructions = options.max_instructions;
   p.iss.interrupt_at = config.interrupt_at;
   p.iss.interrupt_every = config.interrupt_every;

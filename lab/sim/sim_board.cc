@@ -330,6 +330,7 @@ Result<Capture> SimBoard::RunProgram(const oracle::ProgramImage& program, const 
     in.iaddr = r.pc;
     in.cause = r.cause;
     in.tval = r.tval;
+    in.insn = r.insn;
     d.SetIngress(in);
     CTTE_RETURN_IF_ERROR(d.FabricCycle());
     d.SetIdle();

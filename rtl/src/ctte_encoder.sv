@@ -12,7 +12,10 @@ module ctte_encoder #(
   parameter int unsigned LOG_QDEPTH = 4,
   parameter int unsigned LOG_FIFO_DEPTH = 4,
   parameter int unsigned MUTANT = 0,
-  parameter int unsigned RAS_DEPTH = 0   // implicit-return stack depth, 0..32 (0 = absent)
+  parameter int unsigned RAS_DEPTH = 0,  // implicit-return stack depth, 0..32 (0 = absent)
+  parameter int unsigned SEQ_JUMP = 0,   // sequential jump compiled (section 11.3)
+  parameter int unsigned FULL_ADDR = 0,  // full addresses compiled (section 11.4)
+  parameter int unsigned CONFIG_MSG = 0  // configuration message compiled (section 11.5)
 ) (
   input  logic        clk_fabric,
   input  logic        clk_sink,
@@ -27,6 +30,7 @@ module ctte_encoder #(
   input  logic [63:0] in_context,
   input  logic [63:0] in_cause,
   input  logic [63:0] in_tval,
+  input  logic [31:0] in_insn,     // raw instruction bits (sequential jump; ABI 2)
   // register bus (fabric domain)
   input  logic        reg_we,
   input  logic [31:0] reg_addr,
@@ -52,6 +56,7 @@ module ctte_encoder #(
   logic [1:0] cfg_sync_mode;
   logic [3:0] cfg_sync_max;
   logic cfg_implicit_return;
+  logic cfg_seq_jump, cfg_full_addr, cfg_config_msg;
 
   logic [1:0] enq_n;
   rec_t enq_rec0, enq_rec1, enq_rec2, head;
@@ -65,11 +70,13 @@ module ctte_encoder #(
   logic out_full, out_push, out_eom, packer_busy, fifo_w_empty, fifo_true_empty;
   logic [7:0] out_byte;
 
-  ctte_frontend #(.QFreeBits(LOG_QDEPTH + 1), .RasDepth(RAS_DEPTH), .Mutant(MUTANT)) u_frontend (
+  ctte_frontend #(.QFreeBits(LOG_QDEPTH + 1), .RasDepth(RAS_DEPTH), .Mutant(MUTANT),
+                  .SeqJump(SEQ_JUMP != 0), .FullAddr(FULL_ADDR != 0),
+                  .ConfigMsg(CONFIG_MSG != 0)) u_frontend (
     .clk(clk_fabric), .rst_n,
     .cfg_active, .cfg_enable, .cfg_tracing, .cfg_mode, .cfg_sync_mode, .cfg_sync_max,
-    .cfg_implicit_return,
-    .in_valid, .in_itype, .in_iaddr, .in_iretire,
+    .cfg_implicit_return, .cfg_seq_jump, .cfg_full_addr, .cfg_config_msg,
+    .in_valid, .in_itype, .in_iaddr, .in_iretire, .in_insn,
     .q_free, .enq_n, .enq_rec0, .enq_rec1, .enq_rec2,
     .ev_episode, .ev_dropped, .ev_halfwords, .st_lost, .st_window_open, .st_close_waiting
   );
@@ -98,12 +105,13 @@ module ctte_encoder #(
 
   ctte_regs #(
     .BuildId(BUILD_ID), .ProfileId(8'(PROFILE_ID)), .LogQDepth(LOG_QDEPTH),
-    .LogFifoDepth(LOG_FIFO_DEPTH), .MutantId(8'(MUTANT)), .RasDepth(RAS_DEPTH)
+    .LogFifoDepth(LOG_FIFO_DEPTH), .MutantId(8'(MUTANT)), .RasDepth(RAS_DEPTH),
+    .SeqJump(SEQ_JUMP != 0), .FullAddr(FULL_ADDR != 0), .ConfigMsg(CONFIG_MSG != 0)
   ) u_regs (
     .clk(clk_fabric), .rst_n, .we(reg_we), .addr(reg_addr), .wdata(reg_wdata),
     .rdata(reg_rdata),
     .cfg_active, .cfg_enable, .cfg_tracing, .cfg_mode, .cfg_sync_mode, .cfg_sync_max,
-    .cfg_implicit_return,
+    .cfg_implicit_return, .cfg_seq_jump, .cfg_full_addr, .cfg_config_msg,
     .st_empty(te_empty), .st_lost, .st_window_open, .st_close_waiting,
     .ev_msg(out_eom), .ev_byte(out_push), .ev_episode, .ev_dropped, .ev_halfwords,
     .st_stall_ovf(stall_ovf)

@@ -11,7 +11,10 @@ module ctte_regs
   parameter int unsigned LogQDepth = 4,
   parameter int unsigned LogFifoDepth = 4,
   parameter logic [7:0]  MutantId = 8'd0,
-  parameter int unsigned RasDepth = 0   // implicit-return stack depth; 0 = not compiled
+  parameter int unsigned RasDepth = 0,  // implicit-return stack depth; 0 = not compiled
+  parameter bit          SeqJump = 1'b0,   // sequential jump compiled (section 11.3)
+  parameter bit          FullAddr = 1'b0,  // full addresses compiled (section 11.4)
+  parameter bit          ConfigMsg = 1'b0  // configuration message compiled (section 11.5)
 ) (
   input  logic        clk,
   input  logic        rst_n,
@@ -27,6 +30,9 @@ module ctte_regs
   output logic [1:0]  cfg_sync_mode,
   output logic [3:0]  cfg_sync_max,
   output logic        cfg_implicit_return,
+  output logic        cfg_seq_jump,      // trTeInstEnSequentialJump (0 if absent)
+  output logic        cfg_full_addr,     // trTeInstNoAddrDiff (0 if absent)
+  output logic        cfg_config_msg,    // EnConfigMessage (0 if absent)
   // status and events
   input  logic        st_empty,
   input  logic        st_lost,
@@ -45,6 +51,7 @@ module ctte_regs
   logic [1:0]  sync_mode_q;
   logic [3:0]  sync_max_q;
   logic        ir_en_q;   // trTeInstEnImplicitReturn (WARL: 0 unless compiled)
+  logic        sj_en_q, fa_en_q, cm_en_q;  // sections 11.3-11.5 (WARL: 0 unless compiled)
   logic [31:0] msgs_q, bytes_q, episodes_q, dropped_q, halfwords_q;
 
   // A write to trTeControl, seen through its field layout. Its read-only and reserved bits are
@@ -87,8 +94,14 @@ module ctte_regs
       sync_mode_q <= TrTeControlReset.inst_sync_mode;
       sync_max_q <= TrTeControlReset.inst_sync_max;
       ir_en_q <= TrTeInstFeaturesReset.en_implicit_return;
+      sj_en_q <= TrTeInstFeaturesReset.en_sequential_jump;
+      fa_en_q <= TrTeInstFeaturesReset.no_addr_diff;
+      cm_en_q <= TrTeInstFeaturesReset.en_config_message;
     end else begin
       if (feat_we) ir_en_q <= (RasDepth != 0) && feat_w.en_implicit_return;
+      if (feat_we) sj_en_q <= SeqJump && feat_w.en_sequential_jump;
+      if (feat_we) fa_en_q <= FullAddr && feat_w.no_addr_diff;
+      if (feat_we) cm_en_q <= ConfigMsg && feat_w.en_config_message;
       if (ctl_we) begin
         active_q <= ctl_w.active;
         enable_q <= ctl_w.enable;
@@ -129,6 +142,9 @@ module ctte_regs
   assign cfg_sync_mode = sync_mode_q;
   assign cfg_sync_max = sync_max_q;
   assign cfg_implicit_return = ir_en_q;
+  assign cfg_seq_jump = sj_en_q;
+  assign cfg_full_addr = fa_en_q;
+  assign cfg_config_msg = cm_en_q;
 
   // Read values of the registers with fields.
   tr_te_control_t ctl_r;
@@ -143,6 +159,12 @@ module ctte_regs
     fcaps_r = '0;
     fcaps_r.implicit_return = RasDepth != 0;
     fcaps_r.return_stack_depth = 6'(RasDepth);
+    feat_r.en_sequential_jump = sj_en_q;
+    feat_r.no_addr_diff = fa_en_q;
+    feat_r.en_config_message = cm_en_q;
+    fcaps_r.sequential_jump = SeqJump;
+    fcaps_r.full_address = FullAddr;
+    fcaps_r.config_message = ConfigMsg;
 
     ctl_r = TrTeControlConst;
     ctl_r.active = active_q;

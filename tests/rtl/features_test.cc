@@ -35,8 +35,10 @@ TEST(FeatureRegisterTest, InstFeaturesIsWarlPerProfile) {
     SCOPED_TRACE(name);
     const bool full = std::string(name) == "ntrace-full";
     const nlohmann::json m = Manifest(name);
-    EXPECT_EQ(m.at("features"), full ? nlohmann::json::array({"implicit-return"})
-                                     : nlohmann::json::array());
+    EXPECT_EQ(m.at("features"),
+              full ? nlohmann::json::array({"implicit-return", "sequential-jump", "full-address",
+                                            "config-message"})
+                   : nlohmann::json::array());
     EXPECT_EQ(m.at("return_stack_depth").get<uint32_t>(), full ? kFullDepth : 0u);
     auto h = LoadImage(name);
     ASSERT_NE(h, nullptr);
@@ -44,12 +46,15 @@ TEST(FeatureRegisterTest, InstFeaturesIsWarlPerProfile) {
     const uint32_t mode3 = 3u << reg::kFeatImplicitReturnModeLsb;
     EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), full ? mode3 : 0u) << "reset";
     h->WriteReg(reg::kTeInstFeatures, 0xFFFFFFFFu);
-    EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), full ? mode3 | reg::kFeatEnImplicitReturn : 0u)
+    const uint32_t enables = reg::kFeatEnImplicitReturn | reg::kFeatEnSequentialJump |
+                             reg::kFeatNoAddrDiff | reg::kFeatEnConfigMessage;
+    EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), full ? mode3 | enables : 0u)
         << "only a compiled feature's enable holds a 1";
     h->WriteReg(reg::kTeInstFeatures, 0);
     EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), full ? mode3 : 0u);
     EXPECT_EQ(h->ReadReg(reg::kFeatureCaps),
-              full ? (reg::kFeatureCapImplicitReturn |
+              full ? (reg::kFeatureCapImplicitReturn | reg::kFeatureCapSequentialJump |
+                      reg::kFeatureCapFullAddress | reg::kFeatureCapConfigMessage |
                       (kFullDepth << reg::kFeatureCapReturnStackDepthLsb))
                    : 0u);
     EXPECT_EQ(h->ReadReg(reg::kCaps), reg::kCapsValue);

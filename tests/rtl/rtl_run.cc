@@ -27,6 +27,7 @@ ctte_ingress ToIngress(const oracle::Retired& r) {
   b.priv = r.priv;
   b.cause = r.cause;
   b.tval = r.tval;
+  b.insn = r.insn;
   return b;
 }
 
@@ -53,7 +54,12 @@ RtlRunResult RunThroughImage(const std::string& name, const std::vector<oracle::
   const uint32_t mode = static_cast<uint32_t>(options.encoder.mode);
   if (!options.encoder.features.empty()) {
     // Section 11: the enables are written while the window is closed, before trTeEnable.
-    h->WriteReg(reg::kTeInstFeatures, reg::kFeatEnImplicitReturn);
+    const oracle::FeatureSet& f = options.encoder.features;
+    h->WriteReg(reg::kTeInstFeatures,
+                (f.implicit_return_depth > 0 ? reg::kFeatEnImplicitReturn : 0u) |
+                    (f.sequential_jump ? reg::kFeatEnSequentialJump : 0u) |
+                    (f.full_address ? reg::kFeatNoAddrDiff : 0u) |
+                    (f.config_message ? reg::kFeatEnConfigMessage : 0u));
   }
   h->WriteReg(reg::kTeControl,
               ControlWord(true, true, mode, options.encoder.sync_mode, options.encoder.sync_max));
