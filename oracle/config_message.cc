@@ -1,4 +1,4 @@
-// Configuration message bytes and parsing (docs/encoder-behaviour.md section 11.5).
+// Configuration message bytes and parsing (docs/encoder-behaviour.md section 11.9).
 #include "oracle/config_message.h"
 
 

@@ -1,4 +1,4 @@
-// The vendor configuration message (TCODE 56, docs/encoder-behaviour.md section 11.5): a
+// The vendor configuration message (TCODE 56, docs/encoder-behaviour.md section 11.9): a
 // self-describing stream names its format version, the compiled and the enabled features and
 // the implicit-return depth before every SYNC=5. Written by the reference encoder (the RTL
 // forms the same bytes), found by ctte-lab decode and the judges.
@@ -19,9 +19,9 @@ constexpr uint8_t kConfigVersion = 1;
 
 /// Feature bits of ctteFeatureCaps 7:0 and of the message's COMPILED / ENABLED fields.
 constexpr uint32_t kFeatureBitImplicitReturn = 1u << 0;
-constexpr uint32_t kFeatureBitSequentialJump = 1u << 4;
-constexpr uint32_t kFeatureBitFullAddress = 1u << 5;
-constexpr uint32_t kFeatureBitConfigMessage = 1u << 6;
+constexpr uint32_t kFeatureBitConfigMessage = 1u << 3;
+constexpr uint32_t kFeatureBitSequentialJump = 1u << 6;
+constexpr uint32_t kFeatureBitFullAddress = 1u << 7;
 /// Every feature this encoder implements (the software encoder's default COMPILED).
 constexpr uint32_t kImplementedFeatureBits = kFeatureBitImplicitReturn |
                                              kFeatureBitSequentialJump |
@@ -46,7 +46,7 @@ void AppendConfigMessage(uint64_t compiled, const FeatureSet& enabled, std::vect
 /// byte offset.
 Result<std::vector<StreamConfig>> FindConfigMessages(std::span<const uint8_t> bytes);
 
-/// What a decoder runs with (section 11.5): the stream's configuration messages when it has
+/// What a decoder runs with (section 11.9): the stream's configuration messages when it has
 /// any, else `given` (--features), else no feature.
 struct FeatureChoice {
   FeatureSet features;               ///< before the first configuration message

@@ -16,12 +16,12 @@ constexpr uint32_t kMaxReturnStackDepth = 32;
 struct FeatureSet {
   /// Implicit return with a full-address stack of this many entries; 0 = off.
   uint32_t implicit_return_depth = 0;
-  /// Sequential jump (section 11.3): a jalr whose rs1 the previous LUI/C.LUI/AUIPC set is
+  /// Sequential jump (section 11.7): a jalr whose rs1 the previous LUI/C.LUI/AUIPC set is
   /// inferable.
   bool sequential_jump = false;
-  /// Full addresses (trTeInstNoAddrDiff, section 11.4): U-ADDR carries a >> 1.
+  /// Full addresses (trTeInstNoAddrDiff, section 11.8): U-ADDR carries a >> 1.
   bool full_address = false;
-  /// The vendor configuration message before every SYNC=5 (section 11.5).
+  /// The vendor configuration message before every SYNC=5 (section 11.9).
   bool config_message = false;
 
   bool empty() const {

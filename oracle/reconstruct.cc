@@ -281,7 +281,7 @@ bool Reconstructor::Walk(const Message& msg, End end) {
         break;
       }
       default: {  // kIndirect, kTrapRet
-        uint64_t seq_target = 0;  // section 11.3
+        uint64_t seq_target = 0;  // section 11.7
         const bool seq = remaining > 0 && d.kind == kIndirect && SequentialTarget(pc, &seq_target);
         bool popped = false;
         if (ras_cap_ > 0 && d.kind == kIndirect) {
@@ -372,7 +372,7 @@ void Reconstructor::OnMessage(const Message& msg) {
       if (!have_pos_) return;
       const End end = msg.get(Field::kBtype) == kBtypeJump ? End::kIndirect : End::kTrap;
       if (!Walk(msg, end)) return;
-      if (end == End::kTrap) ForgetPrevious();  // the trap beat came between (section 11.3)
+      if (end == End::kTrap) ForgetPrevious();  // the trap beat came between (section 11.7)
       pc_ = (msg.get(Field::kUaddr) << 1) ^ (options_.full_address ? 0 : ref_);
       ref_ = pc_;
       last_branch_ = msg;

@@ -61,10 +61,10 @@ struct ReconstructOptions {
   /// Implicit return (docs/encoder-behaviour.md section 11.1): the depth of the full-address
   /// return stack the decoder keeps, 1..32; 0 = off (every return must be reported).
   uint32_t implicit_return_depth = 0;
-  /// Sequential jump (section 11.3): a jalr inside an I-CNT right after the LUI/C.LUI/AUIPC
+  /// Sequential jump (section 11.7): a jalr inside an I-CNT right after the LUI/C.LUI/AUIPC
   /// that set its rs1 continues at the pair's target.
   bool sequential_jump = false;
-  /// Full addresses (trTeInstNoAddrDiff, section 11.4): U-ADDR is the address, not an XOR.
+  /// Full addresses (trTeInstNoAddrDiff, section 11.8): U-ADDR is the address, not an XOR.
   bool full_address = false;
   /// Test seam for the judges' negative tests (never set in production): from the Nth anchor
   /// (1-based) to the next one the decoder-side feature model is corrupt: every return-stack
@@ -86,7 +86,7 @@ class Reconstructor {
   /// The reader dropped bytes: a decode error marker; the position is lost until a sync.
   void OnCorruption(uint64_t offset, const std::string& reason);
   /// The decoder-side features (reconstruct_features.cc): from --features or a configuration
-  /// message (section 11.5), which precedes a SYNC=5, so no state of the old set survives.
+  /// message (section 11.9), which precedes a SYNC=5, so no state of the old set survives.
   void Configure(const FeatureSet& features);
   static void ApplyFeatures(const FeatureSet& features, ReconstructOptions* options);
   /// Delivers buffered PCs. Call once at the end.

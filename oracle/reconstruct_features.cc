@@ -1,5 +1,5 @@
 // The decoder side of the optional features that need more than a line in the walk
-// (docs/encoder-behaviour.md sections 11.3-11.5). Implicit return lives in reconstruct.cc.
+// (docs/encoder-behaviour.md sections 11.7-11.9). Implicit return lives in reconstruct.cc.
 #include "oracle/reconstruct.h"
 #include "oracle/seq_jump.h"
 

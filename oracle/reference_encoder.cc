@@ -68,7 +68,7 @@ void ReferenceEncoder::Beat(const Retired& beat) {
   if (opening_) {
     opening_ = false;
     CleanState();
-    if (config_.features.config_message) {  // section 11.5: before the SYNC=5, not counted
+    if (config_.features.config_message) {  // section 11.9: before the SYNC=5, not counted
       AppendConfigMessage(config_.compiled_features, config_.features, &bytes_);
       ++messages_;
     }
@@ -89,7 +89,7 @@ void ReferenceEncoder::Beat(const Retired& beat) {
       pend_ = false;  // an implicit return: the decoder pops the same address
       pred_valid_ = false;
     } else if (pend_) {
-      const uint64_t uaddr = (config_.features.full_address ? a : a ^ ref_) >> 1;  // 11.4
+      const uint64_t uaddr = (config_.features.full_address ? a : a ^ ref_) >> 1;  // 11.8
       Emit(htm ? Message::IndirectBranchHist(pend_btype_, icnt_, uaddr, hist_)
                : Message::IndirectBranch(pend_btype_, icnt_, uaddr),
            false);
@@ -109,7 +109,7 @@ void ReferenceEncoder::Beat(const Retired& beat) {
     sj_rd_ = 0;
   } else {
     h = beat.iretire();
-    const bool seq = SequentialJump(beat);  // section 11.3: inferable, no message owed
+    const bool seq = SequentialJump(beat);  // section 11.7: inferable, no message owed
     const uint64_t max_icnt = (uint64_t{1} << config_.icnt_bits) - 1;
     if (icnt_ + h > max_icnt) {
       Emit(Message::ResourceFull(kRcodeIcnt, icnt_), false);

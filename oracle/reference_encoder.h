@@ -23,7 +23,7 @@ struct EncoderConfig {
   uint8_t sync_max = 0;    ///< period = 2^(sync_max + 4)
   uint8_t icnt_bits = 22;  ///< I-CNT width before ResourceFull RCODE 0
   FeatureSet features = {};  ///< optional features enabled (section 11); none by default
-  /// COMPILED of the configuration message (section 11.5): the RTL image's ctteFeatureCaps 7:0.
+  /// COMPILED of the configuration message (section 11.9): the RTL image's ctteFeatureCaps 7:0.
   uint32_t compiled_features = 0x71;  // kImplementedFeatureBits
 };
 
@@ -61,7 +61,7 @@ class ReferenceEncoder {
   uint32_t ras_n_ = 0;
   bool pred_valid_ = false;
   uint64_t pred_ = 0;
-  // Sequential jump (section 11.3): rd of the previous beat when it was LUI/C.LUI/AUIPC, else 0.
+  // Sequential jump (section 11.7): rd of the previous beat when it was LUI/C.LUI/AUIPC, else 0.
   uint8_t sj_rd_ = 0;
   bool SequentialJump(const Retired& beat) const;
 };

@@ -107,7 +107,7 @@ class Collector : public MessageReader::Reporter {
     r_->OnCorruption(offset, reason);
   }
   void Skipped(const Message& msg, const std::string& reason) override {
-    // A well-formed configuration message (section 11.5) is part of the contract, not unknown.
+    // A well-formed configuration message (section 11.9) is part of the contract, not unknown.
     if (IsConfigMessage(bytes_, msg.offset, msg.size)) return;
     problems_->push_back(StreamProblem{msg.offset, msg.size, reason, true});
   }

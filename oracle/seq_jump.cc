@@ -1,4 +1,4 @@
-// Sequential-jump instruction forms (docs/encoder-behaviour.md section 11.3).
+// Sequential-jump instruction forms (docs/encoder-behaviour.md section 11.7).
 #include "oracle/seq_jump.h"
 
 namespace ctte::oracle {

@@ -1,4 +1,4 @@
-// Sequential jump (docs/encoder-behaviour.md section 11.3): the instruction forms that make a
+// Sequential jump (docs/encoder-behaviour.md section 11.7): the instruction forms that make a
 // jalr inferable, shared by the reference encoder (which sees the beats' instruction bits) and
 // the decoder (which reads them from the program image). The RTL has the same rules in
 // rtl/src/ctte_feature_pkg.sv.

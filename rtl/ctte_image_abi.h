@@ -40,7 +40,7 @@ typedef struct ctte_ingress {
   uint64_t cause;
   uint64_t tval;
   uint32_t insn;     /* raw instruction bits, a 16-bit one zero-extended (ABI 2; sequential jump,
-                        docs/encoder-behaviour.md section 11.3); 0 on an interrupt beat */
+                        docs/encoder-behaviour.md section 11.7); 0 on an interrupt beat */
 } ctte_ingress;
 
 typedef struct ctte_image_table {

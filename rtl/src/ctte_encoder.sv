@@ -13,9 +13,9 @@ module ctte_encoder #(
   parameter int unsigned LOG_FIFO_DEPTH = 4,
   parameter int unsigned MUTANT = 0,
   parameter int unsigned RAS_DEPTH = 0,  // implicit-return stack depth, 0..32 (0 = absent)
-  parameter int unsigned SEQ_JUMP = 0,   // sequential jump compiled (section 11.3)
-  parameter int unsigned FULL_ADDR = 0,  // full addresses compiled (section 11.4)
-  parameter int unsigned CONFIG_MSG = 0  // configuration message compiled (section 11.5)
+  parameter int unsigned SEQ_JUMP = 0,   // sequential jump compiled (section 11.7)
+  parameter int unsigned FULL_ADDR = 0,  // full addresses compiled (section 11.8)
+  parameter int unsigned CONFIG_MSG = 0  // configuration message compiled (section 11.9)
 ) (
   input  logic        clk_fabric,
   input  logic        clk_sink,

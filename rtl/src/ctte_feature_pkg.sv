@@ -1,5 +1,5 @@
 // Instruction forms and records of the optional features with their own rules
-// (docs/encoder-behaviour.md sections 11.3 and 11.5); the software side is oracle/seq_jump.cc
+// (docs/encoder-behaviour.md sections 11.7 and 11.9); the software side is oracle/seq_jump.cc
 // and oracle/config_message.cc.
 package ctte_feature_pkg;
   import ctte_pkg::*;

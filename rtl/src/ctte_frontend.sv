@@ -22,7 +22,7 @@ module ctte_frontend
   parameter int unsigned QFreeBits = 5,
   parameter int unsigned RasDepth = 0,         // implicit-return stack depth (0 = not compiled)
   parameter int unsigned Mutant = MutantNone,  // docs/mutants.md; 0 in every deployable image
-  parameter bit          SeqJump = 1'b0,       // sections 11.3-11.5: compiled or not
+  parameter bit          SeqJump = 1'b0,       // sections 11.7-11.9: compiled or not
   parameter bit          FullAddr = 1'b0,
   parameter bit          ConfigMsg = 1'b0
 ) (
@@ -83,7 +83,7 @@ module ctte_frontend
   logic [63:0]         pred_q, pred_d;
   logic                ir_on;
   assign ir_on = (RasDepth != 0) && cfg_implicit_return;
-  // Sequential jump (section 11.3): rd of the previous traced beat when it was a setter, else 0.
+  // Sequential jump (section 11.7): rd of the previous traced beat when it was a setter, else 0.
   logic [4:0]          sj_rd_q, sj_rd_d;
   logic                sj_on, fa_on, cm_on;
   assign sj_on = SeqJump && cfg_seq_jump;
@@ -140,8 +140,8 @@ module ctte_frontend
     logic                predv_w;
     logic [63:0]         pred_w;
     logic [63:0]         link;
-    logic                seq;     // this beat's jalr is sequentially inferable (section 11.3)
-    logic [63:0]         uaddr;   // U-ADDR of an owed message (section 11.4)
+    logic                seq;     // this beat's jalr is sequentially inferable (section 11.7)
+    logic [63:0]         uaddr;   // U-ADDR of an owed message (section 11.8)
 
     icnt_d = icnt_q;
     hist_d = hist_q;
@@ -265,10 +265,10 @@ module ctte_frontend
             r[nrec] = mk_prog_trace_sync(SyncTraceEnable, '0, {1'b0, in_iaddr[63:1]} ^
                                          ((Mutant == MutantFlakyStart && junk_q[0]) ? 64'd1 : 64'd0));
             nbeat = 2'd1;
-            if (cm_on) begin  // section 11.5: the configuration message precedes the SYNC=5
+            if (cm_on) begin  // section 11.9: the configuration message precedes the SYNC=5
               r[nrec + 2'd1] = r[nrec];
-              r[nrec] = mk_config({1'b0, ConfigMsg, FullAddr, SeqJump, 3'd0, RasDepth != 0},
-                                  {1'b0, cm_on, fa_on, sj_on, 3'd0, ir_on},
+              r[nrec] = mk_config({FullAddr, SeqJump, 2'd0, ConfigMsg, 2'd0, RasDepth != 0},
+                                  {fa_on, sj_on, 2'd0, cm_on, 2'd0, ir_on},
                                   ir_on ? 6'(RasDepth) : 6'd0);
               nbeat = 2'd2;
             end
@@ -538,7 +538,7 @@ module ctte_frontend
     end
   end
 
-  // Sequential jump (section 11.3): no setter survives the trace-off correlation or a loss.
+  // Sequential jump (section 11.7): no setter survives the trace-off correlation or a loss.
   always_ff @(posedge clk) begin
     if (rst_n && cfg_active && closing && n != 2'd0) begin
       assert (sj_rd_d == 5'd0) else $error("sequential-jump state at the trace-off correlation");

@@ -12,9 +12,9 @@ module ctte_regs
   parameter int unsigned LogFifoDepth = 4,
   parameter logic [7:0]  MutantId = 8'd0,
   parameter int unsigned RasDepth = 0,  // implicit-return stack depth; 0 = not compiled
-  parameter bit          SeqJump = 1'b0,   // sequential jump compiled (section 11.3)
-  parameter bit          FullAddr = 1'b0,  // full addresses compiled (section 11.4)
-  parameter bit          ConfigMsg = 1'b0  // configuration message compiled (section 11.5)
+  parameter bit          SeqJump = 1'b0,   // sequential jump compiled (section 11.7)
+  parameter bit          FullAddr = 1'b0,  // full addresses compiled (section 11.8)
+  parameter bit          ConfigMsg = 1'b0  // configuration message compiled (section 11.9)
 ) (
   input  logic        clk,
   input  logic        rst_n,
@@ -51,7 +51,7 @@ module ctte_regs
   logic [1:0]  sync_mode_q;
   logic [3:0]  sync_max_q;
   logic        ir_en_q;   // trTeInstEnImplicitReturn (WARL: 0 unless compiled)
-  logic        sj_en_q, fa_en_q, cm_en_q;  // sections 11.3-11.5 (WARL: 0 unless compiled)
+  logic        sj_en_q, fa_en_q, cm_en_q;  // sections 11.7-11.9 (WARL: 0 unless compiled)
   logic [31:0] msgs_q, bytes_q, episodes_q, dropped_q, halfwords_q;
 
   // A write to trTeControl, seen through its field layout. Its read-only and reserved bits are

@@ -1,5 +1,5 @@
 // Sequential jump, full addresses and the configuration message on the software side
-// (docs/encoder-behaviour.md sections 11.3-11.5): reference encoder -> bytes -> decoder gives
+// (docs/encoder-behaviour.md sections 11.7-11.9): reference encoder -> bytes -> decoder gives
 // the ISS's PC sequence exactly, in HTM and BTM, with and without periodic sync, interrupts and
 // pause/resume windows; sequential jump makes its designated workload (farcalls) strictly
 // smaller, full addresses make every stream larger; a decoder with the wrong features reports an
@@ -192,7 +192,7 @@ TEST(SequentialJumpTest, FarCallsStreamIsStrictlySmallerAndWrongFeaturesAreCaugh
       // Feature on in the stream, off in the decoder: a jalr inside an I-CNT.
       EXPECT_NE(Check(*image, with.bytes, with.pcs, {}).find("decode error"), std::string::npos)
           << Name(on);
-      // Off in the stream, on in the decoder: exact (section 11.3, a superset decoder).
+      // Off in the stream, on in the decoder: exact (section 11.7, a superset decoder).
       EXPECT_EQ(Check(*image, without.bytes, without.pcs, on.features), "") << Name(on);
     }
   }

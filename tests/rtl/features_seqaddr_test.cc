@@ -1,5 +1,5 @@
 // Sequential jump, full addresses and the configuration message in the RTL
-// (docs/encoder-behaviour.md sections 11.3-11.5): on ntrace-full, for each feature set, every
+// (docs/encoder-behaviour.md sections 11.7-11.9): on ntrace-full, for each feature set, every
 // workload's RTL bytes equal the reference encoder's, drop-free, and decode to the ISS's PCs;
 // under heavy backpressure (announced loss) every decoded segment is still a run of the ISS's
 // PCs and no standing assertion fires.

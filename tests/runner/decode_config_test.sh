@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `ctte-lab decode` and the configuration message (docs/encoder-behaviour.md section 11.5): it
+# `ctte-lab decode` and the configuration message (docs/encoder-behaviour.md section 11.9): it
 # configures itself from the stream, names a disagreeing --features (exit 1), and without a
 # configuration message a stream decoded with the wrong features exits 1 with decode errors.
 # Usage: decode_config_test.sh CTTE_LAB FARCALLS_ELF   (run by ctest as decode_config_cli)

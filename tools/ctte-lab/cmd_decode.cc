@@ -100,7 +100,7 @@ int RunDecode(const DecodeArgs& a) {
   }
   if (a.implicit_return) features->implicit_return_depth = oracle::kMaxReturnStackDepth;
   const bool given = !a.features.empty() || a.implicit_return;
-  // Section 11.5: the stream's configuration messages win over --features.
+  // Section 11.9: the stream's configuration messages win over --features.
   Result<oracle::FeatureChoice> choice =
       oracle::ChooseFeatures(*bytes, given ? &*features : nullptr);
   if (!choice.ok()) {
@@ -218,7 +218,7 @@ const Registrar kDecode(Command{
                      "the encoder's optional features: none, or a comma list of "
                      "implicit-return[:DEPTH], sequential-jump, full-address, config-message "
                      "(docs/encoder-behaviour.md section 11); a stream's configuration "
-                     "messages (section 11.5) win, and a disagreement is reported (exit 1)");
+                     "messages (section 11.9) win, and a disagreement is reported (exit 1)");
       sub.add_flag("--implicit-return", a->implicit_return,
                    "same as --features implicit-return:32");
       sub.footer(
