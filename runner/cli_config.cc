@@ -7,6 +7,7 @@
 #include "base/random.h"
 #include "lab/image_manifest.h"
 #include "lab/pll.h"
+#include "oracle/config_message.h"
 #include "oracle/features.h"
 #include "runner/plan.h"
 
@@ -115,6 +116,11 @@ Result<RunConfig> RunConfigFromFlags(const CliRunFlags& f, PlanOptions* o) {
                                             std::to_string(m->return_stack_depth)));
     }
     CTTE_RETURN_IF_ERROR(CheckRepeatFeatures(*features, *m, "--features"));
+    if (const std::string missing = oracle::MissingFeatures(*features, m->feature_caps);
+        !missing.empty()) {
+      return Status::InvalidArgument("--features: image " + m->name + " does not compile " +
+                                     missing + " (ctteFeatureCaps)");
+    }
     if (!features->empty()) c.features = oracle::FormatFeatures(*features);
   }
   Result<SyncPolicy> sync = SyncFromFlags(f.sync_mode, f.sync_period);

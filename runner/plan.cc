@@ -9,6 +9,7 @@
 #include "base/random.h"
 #include "base/sha256.h"
 #include "base/text.h"
+#include "oracle/config_message.h"
 #include "oracle/features.h"
 #include "oracle/iss.h"
 #include "oracle/program_gen.h"
@@ -100,6 +101,10 @@ Result<oracle::FeatureSet> PlanFeatures(const RunConfig& config, const lab::Imag
                                          std::to_string(f->implicit_return_depth)));
   }
   CTTE_RETURN_IF_ERROR(CheckRepeatFeatures(*f, m, "config.features"));
+  if (const std::string missing = oracle::MissingFeatures(*f, m.feature_caps); !missing.empty()) {
+    return Status::InvalidArgument("config.features: image " + m.name + " does not compile " +
+                                   missing + " (ctteFeatureCaps)");
+  }
   return f;
 }
 
@@ -205,6 +210,9 @@ Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& optio
   if (features->implicit_return_depth > 0) p.encoder.inst_features |= reg::kFeatEnImplicitReturn;
   if (features->repeated_history) p.encoder.inst_features |= reg::kFeatEnRepeatedHistory;
   if (features->repeat_branch) p.encoder.inst_features |= reg::kFeatEnRepeatBranch;
+  if (features->sequential_jump) p.encoder.inst_features |= reg::kFeatEnSequentialJump;
+  if (features->full_address) p.encoder.inst_features |= reg::kFeatNoAddrDiff;
+  if (features->config_message) p.encoder.inst_features |= reg::kFeatEnConfigMessage;
   p.iss.max_instructions = options.max_instructions;
   p.iss.interrupt_at = config.interrupt_at;
   p.iss.interrupt_every = config.interrupt_every;
