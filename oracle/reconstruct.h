@@ -71,9 +71,10 @@ struct ReconstructOptions {
   /// push stores link + 2 and no sequential jump is recognised. 0 = off.
   uint32_t test_corrupt_after_anchor = 0;
   /// Test seam (docs/verdicts.md, "A return stack that survives a loss"; never set in
-  /// production): the return stack is not emptied before the Nth anchor (1-based: not by the
-  /// Error nor the sync that precede it), so entries pushed before a loss survive into the
-  /// segment that anchor starts. 0 = off. Reconstructor::test_stale_pops() counts their use.
+  /// production): nothing between the (N-1)th and the Nth anchor (1-based) empties the return
+  /// stack (for a recovery anchor: the Error and the SYNC=7), so entries pushed before a loss
+  /// survive into the segment that anchor starts. 0 = off. Reconstructor::test_stale_pops()
+  /// counts the pops that take one.
   uint32_t test_keep_return_stack_at_anchor = 0;
   /// A walk longer than this many half-words is reported instead of performed (corrupt
   /// input must not loop for hours).
