@@ -70,6 +70,7 @@ void Reconstructor::RasPush(uint64_t link) {
   if (ras_n_ == ras_cap_) {  // full: the oldest entry is evicted (section 11.1)
     for (uint32_t i = 1; i < ras_cap_; ++i) ras_[i - 1] = ras_[i];
     --ras_n_;
+    if (stale_n_ > 0) --stale_n_;
   }
   ras_[ras_n_++] = link + (Corrupting() ? 2 : 0);
 }
@@ -100,7 +101,10 @@ void Reconstructor::Lose() {
   carry_icnt_ = 0;
   hist_.clear();
   have_last_branch_ = false;
-  ras_n_ = 0;
+  const bool keep = options_.test_keep_return_stack_at_anchor != 0 &&
+                    anchors_ + 1 == options_.test_keep_return_stack_at_anchor;
+  if (!keep) ras_n_ = 0;
+  stale_n_ = keep ? ras_n_ : 0;
   ForgetPrevious();
 }
 
@@ -243,6 +247,10 @@ bool Reconstructor::Walk(const Message& msg, End end) {
           const uint64_t link = (pc + d.size) & mask_;
           if ((t == IType::kReturn || t == IType::kCoroutineSwap) && ras_n_ > 0) {
             const uint64_t target = ras_[--ras_n_];
+            if (ras_n_ < stale_n_) {
+              stale_n_ = ras_n_;
+              ++stale_pops_;
+            }
             popped = true;
             if (remaining > 0) pc = target;
           }

@@ -78,6 +78,12 @@ struct ReconstructOptions {
   /// (1-based) to the next one the decoder-side feature model is corrupt: every return-stack
   /// push stores link + 2 and no sequential jump is recognised. 0 = off.
   uint32_t test_corrupt_after_anchor = 0;
+  /// Test seam (docs/verdicts.md, "A return stack that survives a loss"; never set in
+  /// production): nothing between the (N-1)th and the Nth anchor (1-based) empties the return
+  /// stack (for a recovery anchor: the Error and the SYNC=7), so entries pushed before a loss
+  /// survive into the segment that anchor starts. 0 = off. Reconstructor::test_stale_pops()
+  /// counts the pops that take one.
+  uint32_t test_keep_return_stack_at_anchor = 0;
   /// A walk longer than this many half-words is reported instead of performed (corrupt
   /// input must not loop for hours).
   uint64_t max_walk_halfwords = 1ULL << 36;
@@ -106,6 +112,8 @@ class Reconstructor {
 
   uint64_t instructions() const { return pcs_total_; }
   uint64_t decode_errors() const { return decode_errors_; }
+  /// Pops that took an entry kept by test_keep_return_stack_at_anchor.
+  uint64_t test_stale_pops() const { return stale_pops_; }
 
  private:
   class InsnCache;
@@ -146,6 +154,8 @@ class Reconstructor {
   uint64_t ras_[32] = {};
   uint32_t ras_n_ = 0;
   uint32_t ras_cap_ = 0;
+  uint32_t stale_n_ = 0;      ///< bottom entries kept by test_keep_return_stack_at_anchor
+  uint64_t stale_pops_ = 0;
   // Sequential jump (reconstruct_features.cc): the walk index from which a previous instruction
   // counts (set where the encoder forgets its LUI/AUIPC), and the target test.
   void ForgetPrevious() { sj_from_ = pcs_total_ + nbuf_; }

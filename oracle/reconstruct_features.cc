@@ -16,7 +16,7 @@ void Reconstructor::ApplyFeatures(const FeatureSet& f, ReconstructOptions* o) {
 void Reconstructor::Configure(const FeatureSet& features) {
   ApplyFeatures(features, &options_);
   ras_cap_ = options_.implicit_return_depth < 32 ? options_.implicit_return_depth : 32;
-  ras_n_ = 0;
+  ras_n_ = stale_n_ = 0;
   ForgetPrevious();
 }
 

@@ -96,8 +96,8 @@ TEST_P(JudgeFeaturesTest, CorruptDecoderModelTurnsTheVerdictRed) {
 
 INSTANTIATE_TEST_SUITE_P(
     Features, JudgeFeaturesTest,
-    // The lossy variants (FeatureCase{..., true}) pass with the right model but no single
-    // corrupted anchor turned post-recovery losslessness red yet (issue 13, open): not listed.
+    // Lossless only: the lossy variants, corrupted from the first recovery anchor, are
+    // judge_recovery_features_test.cc (the lossy branch here is kept for ad-hoc configurations).
     ::testing::Values(FeatureCase{"calls", "implicit-return", false},
                       FeatureCase{"farcalls", "sequential-jump", false}),
     [](const ::testing::TestParamInfo<FeatureCase>& i) {
