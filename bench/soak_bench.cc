@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "base/allocator.h"
 #include "base/phase_sampler.h"
 #include "db/database.h"
 #include "lab/sim/sim_board.h"
@@ -95,6 +96,7 @@ void BM_SmokeTimeSplit(benchmark::State& state) {
     return;
   }
   const runner::ExecuteOptions exec = Exec();
+  (void)RetainFreedMemory();  // what RunSoak and the board server do (base/allocator.h)
   for (auto _ : state) {
     phase::PhaseSampler sampler;
     if (Status st = sampler.Start(); !st.ok()) {
