@@ -12,11 +12,12 @@ namespace {
 
 // A field added to one of these structs must be added to ReferenceKeyText too (else two
 // requests that differ in it would share an entry): these sizes fail the build first.
-// (x86-64 / LP64 sizes: 8-byte budget, vector, 8-byte period; 4 one-byte fields, features, xlen.)
+// (x86-64 / LP64 sizes: 8-byte budget, vector, 8-byte period; 4 one-byte fields, features,
+// xlen, the 4-byte compiled feature bits.)
 static_assert(sizeof(oracle::IssOptions) == 16 + sizeof(std::vector<uint64_t>),
               "IssOptions changed: update ReferenceKeyText");
-static_assert(sizeof(oracle::FeatureSet) == 8, "FeatureSet changed: update ReferenceKeyText");
-static_assert(sizeof(oracle::EncoderConfig) == 16, "EncoderConfig changed: update ReferenceKeyText");
+static_assert(sizeof(oracle::FeatureSet) == 12, "FeatureSet changed: update ReferenceKeyText");
+static_assert(sizeof(oracle::EncoderConfig) == 24, "EncoderConfig changed: update ReferenceKeyText");
 static_assert(sizeof(oracle::RetirementEdge) == 16, "RetirementEdge changed: update the key");
 static_assert(sizeof(oracle::ExpectedOptions) ==
                   sizeof(oracle::IssOptions) + sizeof(oracle::EncoderConfig) +
@@ -67,7 +68,11 @@ std::string ReferenceKeyText(const ReferenceRequest& q) {
   Field(&t, "implicit_return_depth", o.encoder.features.implicit_return_depth);
   Field(&t, "repeated_history", o.encoder.features.repeated_history ? 1 : 0);
   Field(&t, "repeat_branch", o.encoder.features.repeat_branch ? 1 : 0);
+  Field(&t, "sequential_jump", o.encoder.features.sequential_jump ? 1 : 0);
+  Field(&t, "full_address", o.encoder.features.full_address ? 1 : 0);
+  Field(&t, "config_message", o.encoder.features.config_message ? 1 : 0);
   Field(&t, "xlen", o.encoder.xlen);
+  Field(&t, "compiled_features", o.encoder.compiled_features);
   t += "edges=";
   for (const oracle::RetirementEdge& e : o.edges) {
     t += std::to_string(e.at) + (e.open ? "+," : "-,");
