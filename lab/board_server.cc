@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/allocator.h"
 #include "base/json.h"
 #include "base/sha256.h"
 #include "base/text.h"
@@ -285,6 +286,7 @@ class Heartbeats {
 Status ServeBoard(Board& board, int in_fd, int out_fd, const ServerOptions& options,
                   bool* shutdown) {
   if (shutdown != nullptr) *shutdown = false;
+  (void)RetainFreedMemory();  // a board serves run after run (base/allocator.h)
   FrameReader reader(in_fd);
   std::mutex write_mu;  // the response and the heartbeats share out_fd
   for (;;) {

@@ -127,6 +127,16 @@ DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImag
                                uint32_t test_corrupt_after_anchor) {
   DecodedStream d;
   d.bytes.assign(bytes.begin(), bytes.end());
+  // End-of-message bytes (MSEO 11), not counting idles (0xFF between messages): counted first,
+  // since the reader yields at most that many messages, so the message list is allocated once
+  // (growing it by doubling touched about twice its pages, a fault each: issue #17).
+  bool boundary = true;
+  for (uint8_t b : d.bytes) {
+    if (boundary && b == 0xFF) continue;
+    boundary = (b & 3) == 3;
+    if (boundary) ++d.framed_messages;
+  }
+  d.messages.reserve(d.framed_messages);
   CollectingSink sink;
   ReconstructOptions ro;
   ro.mode = mode == TraceMode::kHtm ? ReconstructOptions::Mode::kHtm
@@ -147,13 +157,6 @@ DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImag
   d.idle_bytes = reader.idle_bytes();
   d.pcs = std::move(sink.pcs_);
   d.markers = std::move(sink.markers_);
-  // End-of-message bytes (MSEO 11), not counting idles (0xFF between messages).
-  bool boundary = true;
-  for (uint8_t b : d.bytes) {
-    if (boundary && b == 0xFF) continue;
-    boundary = (b & 3) == 3;
-    if (boundary) ++d.framed_messages;
-  }
   return d;
 }
 

@@ -65,17 +65,24 @@ RunOutcome ExecuteRun(const PreparedRun& run, lab::Board& board, lab::Board* twi
   out.stream_sha256 = Sha256Hex(std::span<const uint8_t>(out.stream));
 
   oracle::Observed obs;
-  obs.stream = oracle::DecodeForJudging(out.stream, *run.program, run.expected.mode,
-                                        run.expected.features, run.expected.xlen);
+  const auto decode = [&](std::span<const uint8_t> bytes) {
+    return oracle::DecodeForJudging(bytes, *run.program, run.expected.mode,
+                                    run.expected.features, run.expected.xlen);
+  };
+  obs.stream = decode(out.stream);
   obs.capture = ToCaptureFacts(cap, run.plan.drain_budget_sink_cycles);
+  // The twin's decode: DecodeForJudging is a pure function of the bytes and the run's program,
+  // mode, features and XLEN, so a twin stream equal to the main one (what a deterministic
+  // encoder gives) is decoded once (issue #17).
+  const auto decode_twin = [&](const std::vector<uint8_t>& bytes) {
+    return bytes == out.stream ? obs.stream : decode(bytes);
+  };
   if (has_twin) {
-    obs.twin = oracle::DecodeForJudging(twin.capture.bytes, *run.program, run.expected.mode,
-                                        run.expected.features, run.expected.xlen);
+    obs.twin = decode_twin(twin.capture.bytes);
     obs.twin_capture = ToCaptureFacts(twin.capture, run.plan.drain_budget_sink_cycles);
     out.twin_stream_sha256 = Sha256Hex(std::span<const uint8_t>(twin.capture.bytes));
   } else if (options.twin_stream.has_value()) {
-    obs.twin = oracle::DecodeForJudging(*options.twin_stream, *run.program, run.expected.mode,
-                                        run.expected.features, run.expected.xlen);
+    obs.twin = decode_twin(*options.twin_stream);
     out.twin_stream_sha256 = Sha256Hex(std::span<const uint8_t>(*options.twin_stream));
   }
   oracle::Judgement j = oracle::JudgeRun(run.expected, obs);

@@ -16,23 +16,11 @@
 #include "regmap/registers.h"
 #include "runner/feature_table.h"
 #include "runner/features_axis.h"
+#include "runner/reference_cache.h"
 #include "runner/workload_xlen.h"
 
 namespace ctte::runner {
 namespace {
-
-// The beat index at which `retired` instructions have retired (ISS run up to there).
-uint64_t BeatOfRetirement(const oracle::ProgramImage& image, const oracle::IssOptions& o,
-                          uint64_t retired) {
-  oracle::Iss iss(image, o);
-  oracle::Retired r;
-  uint64_t beat = 0, done = 0;
-  while (done < retired && iss.Step(&r)) {
-    ++beat;
-    if (r.retires) ++done;
-  }
-  return beat;
-}
 
 // True when `path` names an existing file; an error (e.g. permissions) counts as absent.
 bool FileExists(const std::string& path) {
@@ -217,12 +205,6 @@ Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& optio
     }
     return r;
   }
-  if (config.window_stop) {
-    // A stop is trTeEnable=0 after `stop` retirements: the core ends there and the board's
-    // stop-at-end flushes.
-    const uint64_t beat = BeatOfRetirement(*r.program, eo.iss, *config.window_stop);
-    p.iss.max_instructions = eo.iss.max_instructions = std::min(p.iss.max_instructions, beat);
-  }
   eo.encoder.mode =
       p.encoder.mode == reg::kInstModeBtm ? oracle::TraceMode::kBtm : oracle::TraceMode::kHtm;
   eo.encoder.sync_mode = p.encoder.sync_mode;
@@ -242,8 +224,17 @@ Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& optio
     eo.edges.push_back({*config.window_pause, false});
     eo.edges.push_back({*config.window_resume, true});
   }
-  std::vector<uint64_t> beats;
-  r.expected = oracle::BuildExpected(*r.program, eo, &beats);
+  // The early-stop budget and the reference run, by content (runner/reference_cache.h).
+  ReferenceRequest request;
+  request.program_sha256 = r.workload_sha256;
+  request.options = eo;
+  request.window_stop = config.window_stop;
+  const std::shared_ptr<const Reference> ref =
+      ProcessReferenceCache().Get(*r.program, request);
+  p.iss.max_instructions = ref->max_instructions;
+  r.expected = ref->expected;
+  r.expected.image = r.program.get();
+  const std::vector<uint64_t>& beats = ref->edge_beats;
   if (!(eo.edges.size() == 1 && eo.edges[0].at == 0)) {
     for (size_t i = 0; i < eo.edges.size(); ++i) {
       p.window_edges.push_back(lab::WindowEdge{beats[i], eo.edges[i].open});

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/allocator.h"
 #include "base/files.h"
 #include "base/sha256.h"
 #include "base/text.h"
@@ -58,6 +59,7 @@ Result<db::CampaignSummary> FindCampaign(db::Database& db, const std::string& wh
 
 Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& progress) {
   if (options.boards == 0) return Status::InvalidArgument("--boards must be at least 1");
+  (void)RetainFreedMemory();  // run after run of megabyte vectors (base/allocator.h)
   Result<std::string> text = ReadFileText(options.spec_path);
   if (!text.ok()) return text.status();
   SpecCheck check =

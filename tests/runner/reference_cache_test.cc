@@ -1,0 +1,171 @@
+// ReferenceCache (runner/reference_cache.h): a hit is the value a miss computes, every key field
+// changes the key (and so misses), and the memory bound holds.
+#include "runner/reference_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "oracle/program_gen.h"
+
+namespace ctte::runner {
+namespace {
+
+oracle::ProgramImage Program(uint64_t seed) {
+  return oracle::GenerateProgram(seed, oracle::ProgramGenOptions{}).ToImage();
+}
+
+// A request that exercises every part: interrupts, a pause/resume window, sync, a stop.
+ReferenceRequest Request() {
+  ReferenceRequest q;
+  q.program_sha256 = "program-a";
+  q.options.iss.max_instructions = 200'000;
+  q.options.iss.interrupt_at = {300, 1'200};
+  q.options.encoder.mode = oracle::TraceMode::kBtm;
+  q.options.encoder.sync_mode = 3;
+  q.options.encoder.sync_max = 4;
+  q.options.encoder.xlen = 64;
+  q.options.edges = {{100, true}, {800, false}, {1'500, true}};
+  q.window_stop = 2'500;
+  return q;
+}
+
+void ExpectSame(const Reference& a, const Reference& b) {
+  EXPECT_EQ(a.max_instructions, b.max_instructions);
+  EXPECT_EQ(a.edge_beats, b.edge_beats);
+  const oracle::Expected& x = a.expected;
+  const oracle::Expected& y = b.expected;
+  EXPECT_EQ(x.pcs, y.pcs);
+  EXPECT_EQ(x.halfwords, y.halfwords);
+  ASSERT_EQ(x.windows.size(), y.windows.size());
+  for (size_t i = 0; i < x.windows.size(); ++i) {
+    EXPECT_EQ(x.windows[i].begin, y.windows[i].begin);
+    EXPECT_EQ(x.windows[i].end, y.windows[i].end);
+    EXPECT_EQ(x.windows[i].begin_beat, y.windows[i].begin_beat);
+    EXPECT_EQ(x.windows[i].end_beat, y.windows[i].end_beat);
+    EXPECT_EQ(x.windows[i].has_beats, y.windows[i].has_beats);
+    EXPECT_EQ(x.windows[i].open_pc, y.windows[i].open_pc);
+    EXPECT_EQ(x.windows[i].after_pause, y.windows[i].after_pause);
+  }
+  EXPECT_EQ(x.stopped, y.stopped);
+  EXPECT_EQ(x.mode, y.mode);
+  EXPECT_EQ(x.sync_mode, y.sync_mode);
+  EXPECT_EQ(x.features, y.features);
+  EXPECT_EQ(x.xlen, y.xlen);
+  EXPECT_EQ(x.beats, y.beats);
+  EXPECT_EQ(x.retired, y.retired);
+  EXPECT_EQ(x.stop_reason, y.stop_reason);
+  EXPECT_EQ(x.core_stop, y.core_stop);
+  EXPECT_EQ(x.reference_stream, y.reference_stream);
+}
+
+TEST(ReferenceCache, HitIsTheValueAMissComputes) {
+  const oracle::ProgramImage program = Program(7);
+  const ReferenceRequest q = Request();
+  const Reference direct = ComputeReference(program, q);
+  ASSERT_EQ(direct.expected.windows.size(), 2u);
+  ASSERT_GT(direct.expected.retired, 0u);
+  ASSERT_FALSE(direct.expected.reference_stream.empty());
+  EXPECT_LT(direct.max_instructions, q.options.iss.max_instructions);  // the stop cut it
+
+  ReferenceCache cache;
+  bool hit = true;
+  const std::shared_ptr<const Reference> miss = cache.Get(program, q, &hit);
+  EXPECT_FALSE(hit);
+  const std::shared_ptr<const Reference> again = cache.Get(program, q, &hit);
+  EXPECT_TRUE(hit);
+  EXPECT_EQ(again.get(), miss.get());
+  EXPECT_EQ(cache.hits(), 1u);
+  EXPECT_EQ(cache.misses(), 1u);
+  ExpectSame(*miss, direct);
+  ExpectSame(*again, direct);
+  EXPECT_EQ(again->expected.image, nullptr);
+}
+
+TEST(ReferenceCache, EveryKeyFieldMisses) {
+  using Change = std::function<void(ReferenceRequest*)>;
+  const std::vector<std::pair<const char*, Change>> changes = {
+      {"program_sha256", [](ReferenceRequest* q) { q->program_sha256 = "program-b"; }},
+      {"max_instructions", [](ReferenceRequest* q) { q->options.iss.max_instructions += 1; }},
+      {"interrupt_at", [](ReferenceRequest* q) { q->options.iss.interrupt_at[1] += 1; }},
+      {"interrupt_at size", [](ReferenceRequest* q) { q->options.iss.interrupt_at.pop_back(); }},
+      {"interrupt_every", [](ReferenceRequest* q) { q->options.iss.interrupt_every = 64; }},
+      {"mode", [](ReferenceRequest* q) { q->options.encoder.mode = oracle::TraceMode::kHtm; }},
+      {"sync_mode", [](ReferenceRequest* q) { q->options.encoder.sync_mode = 1; }},
+      {"sync_max", [](ReferenceRequest* q) { q->options.encoder.sync_max = 5; }},
+      {"icnt_bits", [](ReferenceRequest* q) { q->options.encoder.icnt_bits = 10; }},
+      {"implicit_return_depth",
+       [](ReferenceRequest* q) { q->options.encoder.features.implicit_return_depth = 4; }},
+      {"repeated_history",
+       [](ReferenceRequest* q) { q->options.encoder.features.repeated_history = true; }},
+      {"repeat_branch",
+       [](ReferenceRequest* q) { q->options.encoder.features.repeat_branch = true; }},
+      {"sequential_jump",
+       [](ReferenceRequest* q) { q->options.encoder.features.sequential_jump = true; }},
+      {"full_address",
+       [](ReferenceRequest* q) { q->options.encoder.features.full_address = true; }},
+      {"config_message",
+       [](ReferenceRequest* q) { q->options.encoder.features.config_message = true; }},
+      {"xlen", [](ReferenceRequest* q) { q->options.encoder.xlen = 32; }},
+      {"compiled_features",
+       [](ReferenceRequest* q) { q->options.encoder.compiled_features ^= 1; }},
+      {"edge at", [](ReferenceRequest* q) { q->options.edges[1].at += 1; }},
+      {"edge open", [](ReferenceRequest* q) { q->options.edges[2].open = false; }},
+      {"edges size", [](ReferenceRequest* q) { q->options.edges.pop_back(); }},
+      {"stop_at_end", [](ReferenceRequest* q) { q->options.stop_at_end = false; }},
+      {"window_stop", [](ReferenceRequest* q) { q->window_stop = 2'501; }},
+      {"no window_stop", [](ReferenceRequest* q) { q->window_stop.reset(); }},
+  };
+  const oracle::ProgramImage program = Program(7);
+  const ReferenceRequest base = Request();
+  const std::string base_key = ReferenceKey(base);
+  EXPECT_EQ(ReferenceKey(Request()), base_key);  // the key is a function of the fields
+  ReferenceCache cache;
+  (void)cache.Get(program, base);
+  for (const auto& [name, change] : changes) {
+    ReferenceRequest q = Request();
+    change(&q);
+    EXPECT_NE(ReferenceKey(q), base_key) << name;
+    bool hit = true;
+    (void)cache.Get(program, q, &hit);
+    EXPECT_FALSE(hit) << name;
+  }
+  bool hit = false;
+  (void)cache.Get(program, base, &hit);
+  EXPECT_TRUE(hit);
+}
+
+TEST(ReferenceCache, MemoryBound) {
+  const oracle::ProgramImage program = Program(7);
+  const size_t one = ComputeReference(program, Request()).bytes();
+  ReferenceCache cache(3 * one + one / 2);  // room for three entries of this size
+  // Ten keys of one size (the label of the program differs, not the work).
+  const auto request = [](int i) {
+    ReferenceRequest q = Request();
+    q.program_sha256 = "program-" + std::to_string(i);
+    return q;
+  };
+  for (int i = 0; i < 10; ++i) {
+    (void)cache.Get(program, request(i));
+    EXPECT_LE(cache.bytes(), 3 * one + one / 2);
+  }
+  EXPECT_EQ(cache.entries(), 3u);
+  // The most recent entries stay; the oldest went.
+  bool hit = false;
+  (void)cache.Get(program, request(9), &hit);
+  EXPECT_TRUE(hit);
+  (void)cache.Get(program, request(7), &hit);
+  EXPECT_TRUE(hit);
+  (void)cache.Get(program, request(0), &hit);
+  EXPECT_FALSE(hit);
+
+  ReferenceCache tiny(one / 2);  // an entry above the bound is returned, not kept
+  const std::shared_ptr<const Reference> r = tiny.Get(program, Request(), &hit);
+  EXPECT_FALSE(hit);
+  ExpectSame(*r, ComputeReference(program, Request()));
+  EXPECT_EQ(tiny.entries(), 0u);
+  EXPECT_EQ(tiny.bytes(), 0u);
+}
+
+}  // namespace
+}  // namespace ctte::runner
