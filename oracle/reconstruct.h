@@ -68,6 +68,10 @@ struct ReconstructOptions {
   /// anchors are applied one short (HREPEAT read as extra repetitions, B-CNT as the total);
   /// 0 = never. A broken decoder-side repeat model, for showing that the judges catch one.
   uint64_t test_short_repeats_after_anchor = 0;
+  /// Test seam (tests/oracle/reconstruct_run_test.cc): false walks every instruction one by
+  /// one, without the straight-line fast path (oracle/reconstruct_run.h); the PCs, markers and
+  /// errors are the same either way.
+  bool straight_line_runs = true;
   /// A walk longer than this many half-words is reported instead of performed (corrupt
   /// input must not loop for hours).
   uint64_t max_walk_halfwords = 1ULL << 36;
