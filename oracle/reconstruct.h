@@ -137,7 +137,7 @@ class Reconstructor {
   uint32_t ras_n_ = 0;
   uint32_t ras_cap_ = 0;
 
-  static constexpr size_t kBuf = 4096;
+  static constexpr size_t kBuf = 1024;  // 8 KiB: stays in L1 with the slots it is made from
   uint64_t buf_[kBuf];
   size_t nbuf_ = 0;
   uint64_t pcs_total_ = 0;

@@ -25,12 +25,14 @@ struct Decoded {
   uint8_t kind = kUnmapped;
   uint8_t itype = 0;
   uint8_t valid = 0;
+  SeqRun run;  ///< the straight-line run from here (kind kSeq), in the same cache line
 };
 
 }  // namespace reconstruct_detail
 
 using reconstruct_detail::Decoded;
 using reconstruct_detail::SeqRun;
+static_assert(sizeof(Decoded) == 16, "a slot is 16 bytes: four per cache line");
 
 class Reconstructor::InsnCache {
  public:
@@ -59,7 +61,7 @@ class Reconstructor::InsnCache {
   /// The run of sequential instructions starting at `pc`, which the last Get(pc) found to be
   /// sequential (so its page is the current one).
   const SeqRun& Run(uint64_t pc) {
-    SeqRun& r = last_->run[(pc >> 1) & (kSlots - 1)];
+    SeqRun& r = last_->slot[(pc >> 1) & (kSlots - 1)].run;
     if (!r.valid) ComputeRun(pc, &r);
     return r;
   }
@@ -67,18 +69,17 @@ class Reconstructor::InsnCache {
  private:
   struct Page {
     Decoded slot[kSlots];
-    SeqRun run[kSlots];
   };
 
   void ComputeRun(uint64_t pc, SeqRun* r) {
     const uint64_t page = pc >> kPageBits;
     unsigned n = 0, hw = 0;
-    uint64_t wide = 0;
+    uint32_t wide = 0;
     while (n < SeqRun::kMaxRun) {
       Decoded& d = last_->slot[(pc >> 1) & (kSlots - 1)];
       if (!d.valid) Fill(pc, &d);
       if (d.kind != reconstruct_detail::kSeq || (d.size != 2 && d.size != 4)) break;
-      if (d.size == 4) wide |= uint64_t{1} << n;
+      if (d.size == 4) wide |= uint32_t{1} << n;
       hw += d.size >> 1;
       ++n;
       pc += d.size;
@@ -116,7 +117,7 @@ class Reconstructor::InsnCache {
   std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
   uint64_t last_page_ = ~0ULL;
   Page* last_ = nullptr;
-  Decoded unmapped_{0, 0, reconstruct_detail::kUnmapped, 0, 1};
+  Decoded unmapped_{0, 0, reconstruct_detail::kUnmapped, 0, 1, {}};
 };
 
 }  // namespace ctte::oracle

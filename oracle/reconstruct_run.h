@@ -19,9 +19,9 @@
 namespace ctte::oracle::reconstruct_detail {
 
 struct SeqRun {
-  static constexpr unsigned kMaxRun = 64;
-  uint64_t wide = 0;   ///< bit i set: instruction i of the run is 4 bytes (else 2)
-  uint8_t n = 0;       ///< instructions in the run (1..kMaxRun once computed)
+  static constexpr unsigned kMaxRun = 32;
+  uint32_t wide = 0;   ///< bit i set: instruction i of the run is 4 bytes (else 2)
+  uint8_t n = 0;       ///< instructions in the run (0 if the slot is not sequential)
   uint8_t hw = 0;      ///< half-words they cover (n + popcount(wide))
   uint8_t valid = 0;
 };
@@ -47,7 +47,7 @@ inline unsigned EmitSeqRun(const SeqRun& run, uint64_t* pc, uint64_t* remaining,
     n = k;
     *remaining = left;
   }
-  const uint64_t wide = run.wide;
+  const uint32_t wide = run.wide;
   for (unsigned i = 0; i < n; ++i) {
     out[i] = p;
     p += 2 + (((wide >> i) & 1) << 1);
