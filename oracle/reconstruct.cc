@@ -180,7 +180,7 @@ bool Reconstructor::Walk(const Message& msg, End end) {
   while (remaining > 0) {
     const Decoded& d = cache_->Get(pc);
     if (d.kind == kSeq && runs) {  // straight-line fast path (oracle/reconstruct_run.h)
-      if (nbuf_ + SeqRun::kMaxRun > kBuf) Flush();
+      if (nbuf_ + SeqRun::kMaxRun >= kBuf) Flush();  // a run leaves room for one more PC
       const unsigned n = EmitSeqRun(cache_->Run(pc), &pc, &remaining, buf_ + nbuf_);
       if (n > 0) {
         nbuf_ += n;
