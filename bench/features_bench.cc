@@ -1,6 +1,6 @@
 // Compression of the optional features (docs/encoder-behaviour.md section 11): payload and wire
 // bits per instruction of every workload, HTM and BTM, for each feature set, and the reduction
-// against no features. Reference encoder (= RTL bytes, tests/rtl/features_test.cc), whole run.
+// against no features (negative for full-address, which is not a compression feature). Reference encoder (= RTL bytes, tests/rtl/features_test.cc), whole run.
 //
 // Run: build-dir/bench/features_bench   (needs the workloads: build target ctte_workloads)
 #include <cstdio>
@@ -15,14 +15,20 @@
 
 int main() {
   using namespace ctte::oracle;
-  const char* const workloads[] = {"loop", "calls", "ptrchase", "sort", "switch", "traps", "spin"};
+  const char* const workloads[] = {"loop",   "calls", "ptrchase", "sort",
+                                   "switch", "traps", "spin",     "farcalls"};
   const char* const sets[] = {"none",
                               "implicit-return:16",
                               "implicit-return:32",
                               "repeated-history",
                               "repeat-branch",
                               "repeated-history,repeat-branch",
-                              "implicit-return:16,repeated-history,repeat-branch"};
+                              "implicit-return:16,repeated-history,repeat-branch",
+                              "sequential-jump",
+                              "implicit-return:16,sequential-jump",
+                              "full-address",
+                              "config-message",
+                              "implicit-return:16,sequential-jump,full-address,config-message"};
   std::printf("| workload | mode | features | bytes | payload b/i | wire b/i | reduction |\n"
               "|---|---|---|---|---|---|---|\n");
   for (const char* w : workloads) {

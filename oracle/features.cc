@@ -32,14 +32,16 @@ Result<FeatureSet> ParseFeatures(std::string_view text, std::string_view what,
       f.repeated_history = true;
     } else if (name == "repeat-branch") {
       f.repeat_branch = true;
-    } else if (name == "sequential-jump" || name == "full-address") {
-      return Status::InvalidArgument(where +
-                                     ": not implemented by this encoder "
-                                     "(docs/encoder-behaviour.md section 11)");
+    } else if (name == "sequential-jump") {
+      f.sequential_jump = true;
+    } else if (name == "full-address") {
+      f.full_address = true;
+    } else if (name == "config-message") {
+      f.config_message = true;
     } else {
       return Status::InvalidArgument(
-          where +
-          ": unknown feature (implicit-return[:DEPTH], repeated-history, repeat-branch, or none)");
+          where + ": unknown feature (implicit-return[:DEPTH], repeated-history, repeat-branch, "
+                  "sequential-jump, full-address, config-message, or none)");
     }
     if (colon != std::string_view::npos && name != "implicit-return") {
       return Status::InvalidArgument(where + ": only implicit-return takes a parameter");
@@ -53,12 +55,15 @@ Result<FeatureSet> ParseFeatures(std::string_view text, std::string_view what,
 std::string FormatFeatures(const FeatureSet& f) {
   if (f.empty()) return "none";
   std::string s;
-  auto add = [&s](const std::string& item) { s += (s.empty() ? "" : ",") + item; };
+  const auto add = [&s](const std::string& item) { s += (s.empty() ? "" : ",") + item; };
   if (f.implicit_return_depth > 0) {
     add("implicit-return:" + std::to_string(f.implicit_return_depth));
   }
   if (f.repeated_history) add("repeated-history");
   if (f.repeat_branch) add("repeat-branch");
+  if (f.sequential_jump) add("sequential-jump");
+  if (f.full_address) add("full-address");
+  if (f.config_message) add("config-message");
   return s;
 }
 

@@ -20,19 +20,29 @@ struct FeatureSet {
   bool repeated_history = false;
   /// RepeatBranch: TCODE 30 with B-CNT (section 11.4; BTM).
   bool repeat_branch = false;
+  /// Sequential jump (section 11.7): a jalr whose rs1 the previous LUI/C.LUI/AUIPC set is
+  /// inferable.
+  bool sequential_jump = false;
+  /// Full addresses (trTeInstNoAddrDiff, section 11.8): U-ADDR carries a >> 1.
+  bool full_address = false;
+  /// The vendor configuration message before every SYNC=5 (section 11.9).
+  bool config_message = false;
 
-  bool empty() const { return implicit_return_depth == 0 && !repeated_history && !repeat_branch; }
+  bool empty() const {
+    return implicit_return_depth == 0 && !repeated_history && !repeat_branch && !sequential_jump &&
+           !full_address && !config_message;
+  }
   bool operator==(const FeatureSet&) const = default;
 };
 
-/// Parses "implicit-return[:DEPTH]", "repeated-history" and "repeat-branch" entries separated by
-/// commas ("" and "none" are the empty set). DEPTH is 1..32 and defaults to `default_depth`.
-/// Names that are recognised but not implemented ("sequential-jump", "full-address") and
-/// unknown names are errors that name the entry; `what` names the flag or JSON path.
+/// Parses "implicit-return[:DEPTH]", "repeated-history", "repeat-branch", "sequential-jump",
+/// "full-address" and "config-message" entries separated by commas ("" and "none" are the empty
+/// set). DEPTH is 1..32 and defaults to `default_depth`. Unknown names are errors that name the
+/// entry; `what` names the flag or JSON path.
 Result<FeatureSet> ParseFeatures(std::string_view text, std::string_view what,
                                  uint32_t default_depth = kMaxReturnStackDepth);
-/// "none" or "implicit-return:16,repeated-history,repeat-branch" (the form ParseFeatures reads
-/// back), always in that order.
+/// "none" or "implicit-return:16,repeated-history,repeat-branch,sequential-jump,full-address,
+/// config-message" (the form ParseFeatures reads back), always in that order.
 std::string FormatFeatures(const FeatureSet& f);
 
 }  // namespace ctte::oracle

@@ -71,8 +71,9 @@ void Reconstructor::RasPush(uint64_t link) {
   if (ras_n_ == ras_cap_) {  // full: the oldest entry is evicted (section 11.1)
     for (uint32_t i = 1; i < ras_cap_; ++i) ras_[i - 1] = ras_[i];
     --ras_n_;
+    if (stale_n_ > 0) --stale_n_;
   }
-  ras_[ras_n_++] = link;
+  ras_[ras_n_++] = link + (Corrupting() ? 2 : 0);
 }
 
 Reconstructor::~Reconstructor() = default;
@@ -101,7 +102,11 @@ void Reconstructor::Lose() {
   carry_icnt_ = 0;
   hist_.clear();
   have_last_branch_ = false;
-  ras_n_ = 0;
+  const bool keep = options_.test_keep_return_stack_at_anchor != 0 &&
+                    anchors_ + 1 == options_.test_keep_return_stack_at_anchor;
+  if (!keep) ras_n_ = 0;
+  stale_n_ = keep ? ras_n_ : 0;
+  ForgetPrevious();
 }
 
 void Reconstructor::Fail(const Message& msg, const std::string& reason) {
@@ -244,6 +249,8 @@ bool Reconstructor::Walk(const Message& msg, End end) {
         break;
       }
       default: {  // kIndirect, kTrapRet
+        uint64_t seq_target = 0;  // section 11.7
+        const bool seq = remaining > 0 && d.kind == kIndirect && SequentialTarget(pc, &seq_target);
         bool popped = false;
         if (ras_cap_ > 0 && d.kind == kIndirect) {
           // The stack moves exactly as the encoder's: also when this ends the I-CNT (then the
@@ -252,11 +259,19 @@ bool Reconstructor::Walk(const Message& msg, End end) {
           const uint64_t link = (pc + d.size) & mask_;
           if ((t == IType::kReturn || t == IType::kCoroutineSwap) && ras_n_ > 0) {
             const uint64_t target = ras_[--ras_n_];
+            if (ras_n_ < stale_n_) {
+              stale_n_ = ras_n_;
+              ++stale_pops_;
+            }
             popped = true;
             if (remaining > 0) pc = target;
           }
           if (t == IType::kIndirectCall || t == IType::kCoroutineSwap) RasPush(link);
-          if (popped && remaining > 0) break;
+          if (popped && remaining > 0 && !seq) break;
+        }
+        if (seq) {
+          pc = seq_target & mask_;
+          break;
         }
         if (remaining == 0) break;  // the message's address is its target
         pc_ = pc;
@@ -330,7 +345,8 @@ void Reconstructor::OnMessage(const Message& msg) {
       if (!have_pos_) return;
       const End end = msg.get(Field::kBtype) == kBtypeJump ? End::kIndirect : End::kTrap;
       if (!Walk(msg, end) || !AddressFits(msg, Field::kUaddr)) return;
-      pc_ = (msg.get(Field::kUaddr) << 1) ^ ref_;
+      if (end == End::kTrap) ForgetPrevious();  // the trap beat came between (section 11.7)
+      pc_ = (msg.get(Field::kUaddr) << 1) ^ (options_.full_address ? 0 : ref_);
       ref_ = pc_;
       last_branch_ = msg;
       last_branch_.set(Field::kFaddr, pc_);  // the target, for RepeatBranch
@@ -356,6 +372,7 @@ void Reconstructor::OnMessage(const Message& msg) {
           Walk(again, End::kDirectBranch);
         } else if (Walk(again, again.get(Field::kBtype) == kBtypeJump ? End::kIndirect
                                                                        : End::kTrap)) {
+          if (again.get(Field::kBtype) != kBtypeJump) ForgetPrevious();  // section 11.7
           pc_ = again.get(Field::kFaddr);
           ref_ = pc_;
         }

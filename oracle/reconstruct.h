@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle/features.h"
 #include "oracle/ntrace_message.h"
 #include "oracle/program_image.h"
 
@@ -68,6 +69,21 @@ struct ReconstructOptions {
   /// anchors are applied one short (HREPEAT read as extra repetitions, B-CNT as the total);
   /// 0 = never. A broken decoder-side repeat model, for showing that the judges catch one.
   uint64_t test_short_repeats_after_anchor = 0;
+  /// Sequential jump (section 11.7): a jalr inside an I-CNT right after the LUI/C.LUI/AUIPC
+  /// that set its rs1 continues at the pair's target.
+  bool sequential_jump = false;
+  /// Full addresses (trTeInstNoAddrDiff, section 11.8): U-ADDR is the address, not an XOR.
+  bool full_address = false;
+  /// Test seam for the judges' negative tests (never set in production): from the Nth anchor
+  /// (1-based) to the next one the decoder-side feature model is corrupt: every return-stack
+  /// push stores link + 2 and no sequential jump is recognised. 0 = off.
+  uint32_t test_corrupt_after_anchor = 0;
+  /// Test seam (docs/verdicts.md, "A return stack that survives a loss"; never set in
+  /// production): nothing between the (N-1)th and the Nth anchor (1-based) empties the return
+  /// stack (for a recovery anchor: the Error and the SYNC=7), so entries pushed before a loss
+  /// survive into the segment that anchor starts. 0 = off. Reconstructor::test_stale_pops()
+  /// counts the pops that take one.
+  uint32_t test_keep_return_stack_at_anchor = 0;
   /// Test seam (tests/oracle/reconstruct_run_test.cc): false walks every instruction one by
   /// one, without the straight-line fast path (oracle/reconstruct_run.h); the PCs, markers and
   /// errors are the same either way.
@@ -91,11 +107,17 @@ class Reconstructor {
   void OnMessage(const Message& msg);
   /// The reader dropped bytes: a decode error marker; the position is lost until a sync.
   void OnCorruption(uint64_t offset, const std::string& reason);
+  /// The decoder-side features (reconstruct_features.cc): from --features or a configuration
+  /// message (section 11.9), which precedes a SYNC=5, so no state of the old set survives.
+  void Configure(const FeatureSet& features);
+  static void ApplyFeatures(const FeatureSet& features, ReconstructOptions* options);
   /// Delivers buffered PCs. Call once at the end.
   void Finish();
 
   uint64_t instructions() const { return pcs_total_; }
   uint64_t decode_errors() const { return decode_errors_; }
+  /// Pops that took an entry kept by test_keep_return_stack_at_anchor.
+  uint64_t test_stale_pops() const { return stale_pops_; }
 
  private:
   class InsnCache;
@@ -129,13 +151,24 @@ class Reconstructor {
   uint64_t mask_ = ~uint64_t{0};  ///< AddressMask(xlen)
   Message last_branch_;      ///< for RepeatBranch
   bool have_last_branch_ = false;
-  uint64_t anchors_ = 0;     ///< anchors seen (for the test seam)
+  uint64_t anchors_ = 0;     ///< anchors seen (for the test seams)
   uint64_t ShortRepeat() const;
   // Implicit return: the decoder-side copy of the encoder's stack (oldest entry first).
   void RasPush(uint64_t link);
   uint64_t ras_[32] = {};
   uint32_t ras_n_ = 0;
   uint32_t ras_cap_ = 0;
+  uint32_t stale_n_ = 0;      ///< bottom entries kept by test_keep_return_stack_at_anchor
+  uint64_t stale_pops_ = 0;
+  // Sequential jump (reconstruct_features.cc): the walk index from which a previous instruction
+  // counts (set where the encoder forgets its LUI/AUIPC), and the target test.
+  void ForgetPrevious() { sj_from_ = pcs_total_ + nbuf_; }
+  bool SequentialTarget(uint64_t pc, uint64_t* target);
+  uint64_t sj_from_ = 0;
+  bool Corrupting() const {
+    return options_.test_corrupt_after_anchor != 0 &&
+           anchors_ == options_.test_corrupt_after_anchor;
+  }
 
   static constexpr size_t kBuf = 1024;  // 8 KiB: stays in L1 with the slots it is made from
   uint64_t buf_[kBuf];

@@ -5,8 +5,10 @@
 // no queue, so nothing is ever dropped and section 6 (loss) never applies here.
 #include "oracle/reference_encoder.h"
 
+#include "oracle/config_message.h"
 #include "oracle/ntrace_message.h"
 #include "oracle/ntrace_writer.h"
+#include "oracle/seq_jump.h"
 
 namespace ctte::oracle {
 
@@ -28,6 +30,11 @@ void ReferenceEncoder::CleanState() {
   syncctr_ = 0;
   ras_n_ = 0;
   pred_valid_ = false;
+  sj_rd_ = 0;
+}
+
+bool ReferenceEncoder::SequentialJump(const Retired& beat) const {
+  return config_.features.sequential_jump && sj_rd_ != 0 && JalrRs1(beat.insn) == sj_rd_;
 }
 
 void ReferenceEncoder::Push(uint64_t link) {
@@ -67,6 +74,10 @@ void ReferenceEncoder::Beat(const Retired& beat) {
   if (opening_) {
     opening_ = false;
     CleanState();
+    if (config_.features.config_message) {  // section 11.9: before the SYNC=5, not counted
+      AppendConfigMessage(config_.compiled_features, config_.features, &bytes_);
+      ++messages_;
+    }
     Emit(Message::ProgTraceSync(kSyncTraceEnable, 0, a >> 1), true);
     ref_ = a;
   } else {
@@ -84,7 +95,7 @@ void ReferenceEncoder::Beat(const Retired& beat) {
       pend_ = false;  // an implicit return: the decoder pops the same address
       pred_valid_ = false;
     } else if (pend_) {
-      const uint64_t uaddr = (a ^ ref_) >> 1;
+      const uint64_t uaddr = (config_.features.full_address ? a : a ^ ref_) >> 1;  // 11.8
       Emit(htm ? Message::IndirectBranchHist(pend_btype_, icnt_, uaddr, hist_)
                : Message::IndirectBranch(pend_btype_, icnt_, uaddr),
            false);
@@ -101,8 +112,10 @@ void ReferenceEncoder::Beat(const Retired& beat) {
     pend_ = true;
     pend_btype_ = beat.itype == IType::kException ? kBtypeException : kBtypeInterrupt;
     pred_valid_ = false;
+    sj_rd_ = 0;
   } else {
     h = beat.iretire();
+    const bool seq = SequentialJump(beat);  // section 11.7: inferable, no message owed
     const uint64_t max_icnt = (uint64_t{1} << config_.icnt_bits) - 1;
     if (icnt_ + h > max_icnt) {
       Emit(Message::ResourceFull(kRcodeIcnt, icnt_), false);
@@ -121,7 +134,7 @@ void ReferenceEncoder::Beat(const Retired& beat) {
         Emit(Message::DirectBranch(icnt_), false);
         icnt_ = 0;
       }
-    } else if (IsUninferable(beat.itype)) {
+    } else if (IsUninferable(beat.itype) && !seq) {
       pend_ = true;
       pend_btype_ = kBtypeJump;
       pred_valid_ = false;
@@ -136,7 +149,9 @@ void ReferenceEncoder::Beat(const Retired& beat) {
       if (t == IType::kIndirectCall || t == IType::kDirectCall || t == IType::kCoroutineSwap) {
         Push(link);
       }
+      if (seq) pred_valid_ = false;
     }
+    sj_rd_ = config_.features.sequential_jump ? SequentialSetterRd(beat.insn) : 0;
   }
   // 4. Sync counter.
   if (config_.sync_mode == 1) syncctr_ += beat_records_;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "oracle/config_message.h"
 #include "oracle/features.h"
 #include "oracle/repeat_model.h"
 #include "oracle/retired.h"
@@ -27,6 +28,8 @@ struct EncoderConfig {
   /// 32 or 64 (anything else legalizes to 64): addresses, the return stack and the link are
   /// XLEN bits wide (spec/ntrace.md section 6; oracle/ntrace_message.h AddressMask).
   uint8_t xlen = 64;
+  /// COMPILED of the configuration message (section 11.9): the RTL image's ctteFeatureCaps 7:0.
+  uint32_t compiled_features = kImplementedFeatureBits;
 };
 
 class ReferenceEncoder {
@@ -66,6 +69,9 @@ class ReferenceEncoder {
   uint32_t ras_n_ = 0;
   bool pred_valid_ = false;
   uint64_t pred_ = 0;
+  // Sequential jump (section 11.7): rd of the previous beat when it was LUI/C.LUI/AUIPC, else 0.
+  uint8_t sj_rd_ = 0;
+  bool SequentialJump(const Retired& beat) const;
 };
 
 }  // namespace ctte::oracle

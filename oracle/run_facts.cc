@@ -2,6 +2,8 @@
 // window edges) and the decoded stream (reader + reconstruction, problems recorded).
 #include "oracle/run_facts.h"
 
+#include "oracle/config_message.h"
+
 #include "oracle/ntrace_reader.h"
 
 namespace ctte::oracle {
@@ -98,39 +100,43 @@ namespace {
 
 class Collector : public MessageReader::Reporter {
  public:
-  Collector(Reconstructor* r, std::vector<StreamProblem>* problems)
-      : r_(r), problems_(problems) {}
+  Collector(Reconstructor* r, std::vector<StreamProblem>* problems,
+            std::span<const uint8_t> bytes)
+      : r_(r), problems_(problems), bytes_(bytes) {}
   void Corruption(uint64_t offset, uint64_t bytes, const std::string& reason) override {
     problems_->push_back(StreamProblem{offset, bytes, reason, false});
     r_->OnCorruption(offset, reason);
   }
   void Skipped(const Message& msg, const std::string& reason) override {
+    // A well-formed configuration message (section 11.9) is part of the contract, not unknown.
+    if (IsConfigMessage(bytes_, msg.offset, msg.size)) return;
     problems_->push_back(StreamProblem{msg.offset, msg.size, reason, true});
   }
 
  private:
   Reconstructor* r_;
   std::vector<StreamProblem>* problems_;
+  std::span<const uint8_t> bytes_;
 };
 
 }  // namespace
 
 DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImage& image,
                                TraceMode mode, const FeatureSet& features, uint32_t xlen,
-                               uint64_t test_short_repeats_after_anchor) {
+                               uint64_t test_short_repeats_after_anchor,
+                               uint32_t test_corrupt_after_anchor) {
   DecodedStream d;
   d.bytes.assign(bytes.begin(), bytes.end());
   CollectingSink sink;
   ReconstructOptions ro;
   ro.mode = mode == TraceMode::kHtm ? ReconstructOptions::Mode::kHtm
                                     : ReconstructOptions::Mode::kBtm;
-  ro.implicit_return_depth = features.implicit_return_depth;
+  Reconstructor::ApplyFeatures(features, &ro);
   ro.xlen = xlen;
-  ro.repeated_history = features.repeated_history;
-  ro.repeat_branch = features.repeat_branch;
   ro.test_short_repeats_after_anchor = test_short_repeats_after_anchor;
+  ro.test_corrupt_after_anchor = test_corrupt_after_anchor;
   Reconstructor rec(image, ro, &sink);
-  Collector collector(&rec, &d.problems);
+  Collector collector(&rec, &d.problems, std::span<const uint8_t>(d.bytes));
   MessageReader reader(std::span<const uint8_t>(d.bytes), &collector);
   Message msg;
   while (reader.Next(&msg)) {

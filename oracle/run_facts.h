@@ -111,11 +111,13 @@ struct DecodedStream {
 /// Reads and reconstructs `bytes` against `image` (pure; never fails: problems are recorded).
 /// `features`: the encoder's optional features, run by the decoder too (section 11); `xlen`:
 /// the encoder's address width (32 or 64).
-/// `test_short_repeats_after_anchor`: ReconstructOptions' test seam (a broken decoder-side
-/// repeat model from that anchor on, for the judges' negative tests); 0 in every real use.
+/// `test_short_repeats_after_anchor` and `test_corrupt_after_anchor`: ReconstructOptions' test
+/// seams (a broken decoder-side repeat or feature model from that anchor on, for the judges'
+/// negative tests); 0 in every real use.
 DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImage& image,
                                TraceMode mode, const FeatureSet& features = {},
-                               uint32_t xlen = 64, uint64_t test_short_repeats_after_anchor = 0);
+                               uint32_t xlen = 64, uint64_t test_short_repeats_after_anchor = 0,
+                               uint32_t test_corrupt_after_anchor = 0);
 
 struct Observed {
   DecodedStream stream;

@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define CTTE_IMAGE_ABI_VERSION 2u
+#define CTTE_IMAGE_ABI_VERSION 3u
 
 typedef struct ctte_model ctte_model;
 
@@ -39,6 +39,8 @@ typedef struct ctte_ingress {
   uint64_t context;
   uint64_t cause;
   uint64_t tval;
+  uint32_t insn;     /* raw instruction bits, a 16-bit one zero-extended (ABI 3; sequential jump,
+                        docs/encoder-behaviour.md section 11.7); 0 on an interrupt beat */
 } ctte_ingress;
 
 /* The inputs of one fabric cycle of a batch (run_fabric_cycles): the ingress beat (valid=0:
@@ -102,7 +104,7 @@ typedef struct ctte_image_table {
   int (*trace_open)(ctte_model* m, const char* fst_path);
   void (*trace_close)(ctte_model* m);
 
-  /* Batched clocking (ABI 2): for each of the n cycles, applies cycles[i], then evaluates clock
+  /* Batched clocking (since ABI 2; ABI 3 added ctte_ingress.insn): for each of the n cycles, applies cycles[i], then evaluates clock
    * toggles (as ctte_clock describes) until a fabric rising edge has been evaluated. Returns how
    * many cycles completed: fewer than n when the model failed (failed()), or when, before a
    * cycle, fewer than sink_half-bounded ready decisions or capture bytes are left (a fabric

@@ -1,6 +1,9 @@
 // RunBoardSession (see board_session.h for the rules and their order).
 #include "runner/board_session.h"
 
+#include "base/text.h"
+#include "runner/feature_table.h"
+
 namespace ctte::runner {
 namespace {
 
@@ -11,6 +14,14 @@ InfraCause CauseOf(const Status& s, InfraCause step) {
     case lab::FailureKind::kBoardTimeout: return InfraCause::kBoardTimeout;
     default: return step;
   }
+}
+
+// A design register by offset; 0 when the manifest's register map exists and does not name it
+// (a register the map does not name is absent from the design, docs/zynq-board.md).
+Result<uint32_t> ReadDesignReg(lab::Board& board, const lab::ImageManifest& m, const char* name,
+                               uint32_t offset) {
+  if (!m.registers.empty() && m.registers.count(name) == 0) return 0u;
+  return board.ReadReg(offset);
 }
 
 }  // namespace
@@ -48,6 +59,19 @@ BoardSession RunBoardSession(lab::Board& board, const lab::ImageManifest& manife
                  "manifest mismatch: image " + manifest.name + " reports xlen " +
                      std::to_string(xlen) + " (ctteProfile), manifest xlen " +
                      std::to_string(manifest.xlen));
+  }
+  // 1c. The design's feature capabilities against the manifest's features (feature_table.h).
+  Result<uint32_t> fcaps = ReadDesignReg(board, manifest, "ctteFeatureCaps", reg::kFeatureCaps);
+  Result<uint32_t> feat = fcaps.ok() ? ReadDesignReg(board, manifest, "trTeInstFeatures",
+                                                     reg::kTeInstFeatures)
+                                     : fcaps;
+  if (!feat.ok()) {
+    return infra(CauseOf(feat.status(), InfraCause::kDeploy),
+                 "deploy of " + manifest.image_path + ": reading the feature registers: " +
+                     feat.status().ToString());
+  }
+  if (Status s = CheckDeployedFeatures(manifest, *fcaps, *feat); !s.ok()) {
+    return infra(InfraCause::kManifestMismatch, "manifest mismatch: " + s.message());
   }
   Result<lab::BoardIdentity> id = board.Identify();
   if (!id.ok()) {
@@ -94,6 +118,21 @@ BoardSession RunBoardSession(lab::Board& board, const lab::ImageManifest& manife
                    " Hz, programmed " + std::to_string(p) + " Hz: outside " +
                    std::to_string(o.clock_tolerance_ppm) + " ppm";
       return out;
+    }
+  }
+  // 5b. WARL: the enables the plan asks for must hold in trTeInstFeatures. Written, read back,
+  // and the reset value written again (Run() starts from reset and programs them itself).
+  if (const uint32_t want = plan.encoder.inst_features; want != 0) {
+    Status w = board.WriteReg(reg::kTeInstFeatures, want);
+    Result<uint32_t> back = w.ok() ? board.ReadReg(reg::kTeInstFeatures) : Result<uint32_t>(w);
+    if (back.ok()) w = board.WriteReg(reg::kTeInstFeatures, 0);
+    if (!back.ok() || !w.ok()) {
+      const Status& bad = back.ok() ? w : back.status();
+      return infra(CauseOf(bad, InfraCause::kBoardError),
+                   "feature enables " + HexShort(want) + ": " + bad.ToString());
+    }
+    if (Status s = CheckEnablesHeld(manifest, want, *back); !s.ok()) {
+      return infra(InfraCause::kManifestMismatch, "feature enables: " + s.message());
     }
   }
   Result<lab::Capture> cap = board.Run(plan);

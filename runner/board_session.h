@@ -8,12 +8,17 @@
 //     xlen field (bits 15:8) == xlen when the manifest gives one.       else kManifestMismatch
 //     fmax cannot be read from a design; the manifest's fmax_mhz is trusted by the closure gate
 //     (its integrity rests on the manifest's SHA-256 and build id matching the deployed image).
+//  1c. The design's feature capabilities: ctteFeatureCaps (and trTeInstFeatures' read-only
+//     fields) agree with the manifest's features, return_stack_depth and feature_caps, row by
+//     row of runner/feature_table.h.                                     else kManifestMismatch
 //  2. Identify(): a board that reports an image must report the one just deployed. else kIdentity
 //  3. Program both clocks (fabric, then sink) and read each back.                   else kClock
 //  4. Closure gate: the fabric clock, programmed or read back, above the image's declared
 //     fmax is refused before anything runs.                                         else kClosureGate
 //  5. Tolerance: a read-back that differs from what the board programmed by more than
 //     clock_tolerance_ppm (or a clock programmed to 0 Hz) makes the measurement invalid.
+//  5b. When the plan enables features: write them to trTeInstFeatures, read them back (WARL),
+//     write 0 again; an enable that did not hold refuses the run.      else kManifestMismatch
 //  6. Run the plan. An RTL assertion is a result (the run is red, the message its evidence); a
 //     board death or timeout, and any other failure, is infra (kBoardDied, kBoardTimeout,
 //     kBoardError). A board call that fails in steps 1-3 because the board died or hung is

@@ -7,7 +7,9 @@
 #include "base/random.h"
 #include "lab/image_manifest.h"
 #include "lab/pll.h"
+#include "oracle/config_message.h"
 #include "oracle/features.h"
+#include "runner/feature_table.h"
 #include "runner/plan.h"
 
 namespace ctte::runner {
@@ -114,7 +116,7 @@ Result<RunConfig> RunConfigFromFlags(const CliRunFlags& f, PlanOptions* o) {
                                       : " has a return stack of " +
                                             std::to_string(m->return_stack_depth)));
     }
-    CTTE_RETURN_IF_ERROR(CheckRepeatFeatures(*features, *m, "--features"));
+    CTTE_RETURN_IF_ERROR(CheckFeaturesCompiled(*features, *m, "--features"));
     if (!features->empty()) c.features = oracle::FormatFeatures(*features);
   }
   Result<SyncPolicy> sync = SyncFromFlags(f.sync_mode, f.sync_period);

@@ -9,10 +9,12 @@
 #include "base/random.h"
 #include "base/sha256.h"
 #include "base/text.h"
+#include "oracle/config_message.h"
 #include "oracle/features.h"
 #include "oracle/iss.h"
 #include "oracle/program_gen.h"
 #include "regmap/registers.h"
+#include "runner/feature_table.h"
 #include "runner/features_axis.h"
 #include "runner/workload_xlen.h"
 
@@ -63,26 +65,6 @@ Result<std::string> ResolveWorkload(const RunConfig& c, const PlanOptions& o, ui
   return path;
 }
 
-}  // namespace
-
-// Repeated history and RepeatBranch need their ctteFeatureCaps bits (sections 11.3, 11.4).
-Status CheckRepeatFeatures(const oracle::FeatureSet& f, const lab::ImageManifest& m,
-                           std::string_view what) {
-  if (f.repeated_history && (m.feature_caps & reg::kFeatureCapRepeatedHistory) == 0) {
-    return Status::InvalidArgument(std::string(what) + ": image " + m.name +
-                                   " does not compile repeated-history (ctteFeatureCaps bit 4 "
-                                   "clear)");
-  }
-  if (f.repeat_branch && (m.feature_caps & reg::kFeatureCapRepeatBranch) == 0) {
-    return Status::InvalidArgument(std::string(what) + ": image " + m.name +
-                                   " does not compile repeat-branch (ctteFeatureCaps bit 5 "
-                                   "clear)");
-  }
-  return Status::Ok();
-}
-
-namespace {
-
 // The optional features of config.features against the image's (section 11 of
 // docs/encoder-behaviour.md): a feature the image does not compile is refused, and the
 // implicit-return depth is the image's.
@@ -99,7 +81,7 @@ Result<oracle::FeatureSet> PlanFeatures(const RunConfig& config, const lab::Imag
                                          std::to_string(m.return_stack_depth) + ", not " +
                                          std::to_string(f->implicit_return_depth)));
   }
-  CTTE_RETURN_IF_ERROR(CheckRepeatFeatures(*f, m, "config.features"));
+  CTTE_RETURN_IF_ERROR(CheckFeaturesCompiled(*f, m, "config.features"));
   return f;
 }
 
@@ -202,9 +184,7 @@ Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& optio
   }
   Result<oracle::FeatureSet> features = PlanFeatures(r.config, r.manifest);
   if (!features.ok()) return features.status();
-  if (features->implicit_return_depth > 0) p.encoder.inst_features |= reg::kFeatEnImplicitReturn;
-  if (features->repeated_history) p.encoder.inst_features |= reg::kFeatEnRepeatedHistory;
-  if (features->repeat_branch) p.encoder.inst_features |= reg::kFeatEnRepeatBranch;
+  p.encoder.inst_features |= FeatureEnables(*features);
   p.iss.max_instructions = options.max_instructions;
   p.iss.interrupt_at = config.interrupt_at;
   p.iss.interrupt_every = config.interrupt_every;

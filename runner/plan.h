@@ -69,11 +69,6 @@ struct PreparedRun {
 
 Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& options);
 
-/// Refuses repeated-history / repeat-branch in `f` when the image's ctteFeatureCaps lacks them
-/// (docs/encoder-behaviour.md sections 11.3, 11.4); `what` names the flag or JSON path.
-Status CheckRepeatFeatures(const oracle::FeatureSet& f, const lab::ImageManifest& m,
-                           std::string_view what);
-
 /// Writes the reference PC sequence of `run` (the ISS under the plan's budget and interrupts),
 /// one "0x80000000" per retired instruction per line.
 Status WriteReferencePcs(const PreparedRun& run, const std::string& path);

@@ -1,5 +1,7 @@
 #include "runner/soak_boards.h"
 
+#include "base/text.h"
+
 namespace ctte::runner {
 namespace {
 
@@ -53,6 +55,12 @@ Result<uint64_t> SoakBoard::ReadClock(lab::ClockDomain domain) {
   return r;
 }
 
+Result<uint32_t> SoakBoard::ReadReg(uint32_t offset) {
+  Result<uint32_t> v = inner_->ReadReg(offset);
+  if (v.ok()) record_.registers[offset] = *v;
+  return v;
+}
+
 Result<lab::Capture> SoakBoard::Run(const lab::RunPlan& plan) {
   Result<lab::Capture> c = inner_->Run(plan);
   if (c.ok()) {
@@ -96,6 +104,15 @@ Result<uint64_t> PlaybackBoard::ReadClock(lab::ClockDomain domain) {
   if (it == r_.read_back.end()) {
     return Status::NotFound(std::string("playback board: no recorded ") +
                             lab::ClockDomainName(domain) + " clock read-back");
+  }
+  return it->second;
+}
+
+Result<uint32_t> PlaybackBoard::ReadReg(uint32_t offset) {
+  auto it = r_.registers.find(offset);
+  if (it == r_.registers.end()) {
+    return Status::NotFound("playback board: the recorded run read no register at " +
+                            HexShort(offset));
   }
   return it->second;
 }

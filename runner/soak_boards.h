@@ -10,8 +10,8 @@
 //  - It records what the last run saw: the receipt, the identity, the clocks as programmed and
 //    read back, and the capture (TakeRecord()).
 //
-// PlaybackBoard answers as the board that produced a record did: the same receipt, identity
-// and clocks, and Run() returns the recorded capture. The soak passes it as the twin board of a
+// PlaybackBoard answers as the board that produced a record did: the same receipt, identity,
+// clocks and register reads (writes are accepted and change nothing), and Run() returns the recorded capture. The soak passes it as the twin board of a
 // determinism twin, so the twin's fresh capture is judged against the stored capture of the run
 // it repeats (runner/execute.h does the judging).
 //
@@ -32,6 +32,9 @@ struct BoardRunRecord {
   lab::DeployReceipt receipt;
   lab::BoardIdentity identity;
   std::map<lab::ClockDomain, uint64_t> programmed, read_back;
+  /// The last value read at each register offset (the session's feature-capability and WARL
+  /// read-backs, runner/board_session.h).
+  std::map<uint32_t, uint32_t> registers;
   lab::Capture capture;
 };
 
@@ -44,7 +47,7 @@ class SoakBoard : public lab::Board {
   Result<uint64_t> SetClock(lab::ClockDomain domain, uint64_t hz) override;
   Result<uint64_t> ReadClock(lab::ClockDomain domain) override;
   Status WriteReg(uint32_t offset, uint32_t value) override { return inner_->WriteReg(offset, value); }
-  Result<uint32_t> ReadReg(uint32_t offset) override { return inner_->ReadReg(offset); }
+  Result<uint32_t> ReadReg(uint32_t offset) override;
   Result<lab::Capture> Run(const lab::RunPlan& plan) override;
 
   /// Forgets deployed images (the board was respawned) and the current record.
@@ -77,12 +80,10 @@ class PlaybackBoard : public lab::Board {
   Result<lab::DeployReceipt> Deploy(const lab::DeployRequest& request) override;
   Result<uint64_t> SetClock(lab::ClockDomain domain, uint64_t hz) override;
   Result<uint64_t> ReadClock(lab::ClockDomain domain) override;
-  Status WriteReg(uint32_t, uint32_t) override {
-    return Status::InvalidArgument("playback board: registers are not available");
-  }
-  Result<uint32_t> ReadReg(uint32_t) override {
-    return Status::InvalidArgument("playback board: registers are not available");
-  }
+  /// A write changes nothing: reads answer what the recorded board answered.
+  Status WriteReg(uint32_t, uint32_t) override { return Status::Ok(); }
+  /// The value the recorded run last read at `offset`; NotFound when it read none there.
+  Result<uint32_t> ReadReg(uint32_t offset) override;
   Result<lab::Capture> Run(const lab::RunPlan& plan) override;
 
  private:

@@ -10,7 +10,7 @@
 // reg_rdata() after any edge is the current trTeControl without an extra eval.
 // After every eval the model's failed() flag is checked: an RTL assertion ends the run.
 //
-// Fabric cycles run inside the image (ABI 2, run_fabric_cycles): RunCycles() hands the image a
+// Fabric cycles run inside the image (since ABI 2, run_fabric_cycles): RunCycles() hands the image a
 // batch of per-cycle inputs, the clock state (ctte_clock) and ready decisions drawn ahead from
 // the SinkPattern (the pattern does not depend on the model), and pushes the bytes the sink took
 // into the ring; the image steps exactly as Step() below (which Reset() still uses). Each image

@@ -348,6 +348,7 @@ Result<Capture> SimBoard::RunProgram(const oracle::ProgramImage& program, const 
     in.beat.iaddr = r.pc;
     in.beat.cause = r.cause;
     in.beat.tval = r.tval;
+    in.beat.insn = r.insn;
     batch.push_back(in);
     ++beat_index;
     if (batch.size() >= kBatchCycles) CTTE_RETURN_IF_ERROR(flush());

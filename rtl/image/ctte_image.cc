@@ -96,6 +96,7 @@ void SetIngress(ctte_model* m, const ctte_ingress* beat) {
   t.in_context = beat->context;
   t.in_cause = beat->cause;
   t.in_tval = beat->tval;
+  t.in_insn = beat->insn;
 }
 
 void SetSinkReady(ctte_model* m, int ready) { m->top->sink_ready = ready ? 1 : 0; }

@@ -20,6 +20,9 @@ module ctte_encoder #(
   parameter int unsigned XLEN = 64,      // address width, 32 or 64
   parameter int unsigned REPEAT_HIST = 0,   // repeated history compiled (1) or absent (0)
   parameter int unsigned REPEAT_BRANCH = 0, // RepeatBranch compiled (1) or absent (0)
+  parameter int unsigned SEQ_JUMP = 0,   // sequential jump compiled (section 11.7)
+  parameter int unsigned FULL_ADDR = 0,  // full addresses compiled (section 11.8)
+  parameter int unsigned CONFIG_MSG = 0, // configuration message compiled (section 11.9)
   parameter int unsigned TEST_SPAN_SYNC = 0  // test only (assert-probe): see ctte_repeat
 ) (
   input  logic        clk_fabric,
@@ -35,6 +38,7 @@ module ctte_encoder #(
   input  logic [63:0] in_context,
   input  logic [63:0] in_cause,
   input  logic [63:0] in_tval,
+  input  logic [31:0] in_insn,     // raw instruction bits (sequential jump; ABI 3)
   // register bus (fabric domain)
   input  logic        reg_we,
   input  logic [31:0] reg_addr,
@@ -65,6 +69,7 @@ module ctte_encoder #(
   logic [1:0] cfg_sync_mode;
   logic [3:0] cfg_sync_max;
   logic cfg_implicit_return, cfg_repeat_hist, cfg_repeat_branch;
+  logic cfg_seq_jump, cfg_full_addr, cfg_config_msg;
 
   logic [1:0] enq_n;
   rec_t enq_rec0, enq_rec1, enq_rec2, q_head, head;
@@ -79,11 +84,14 @@ module ctte_encoder #(
   logic [7:0] out_byte;
 
   ctte_frontend #(.QFreeBits(LOG_QDEPTH + 1), .RasDepth(RAS_DEPTH), .Xlen(XLEN),
-                  .Mutant(MUTANT)) u_frontend (
+                  .Mutant(MUTANT), .SeqJump(SEQ_JUMP != 0), .FullAddr(FULL_ADDR != 0),
+                  .ConfigMsg(CONFIG_MSG != 0), .RepeatHist(REPEAT_HIST != 0),
+                  .RepeatBranch(REPEAT_BRANCH != 0)) u_frontend (
     .clk(clk_fabric), .rst_n,
     .cfg_active, .cfg_enable, .cfg_tracing, .cfg_mode, .cfg_sync_mode, .cfg_sync_max,
-    .cfg_implicit_return,
-    .in_valid, .in_itype, .in_iaddr(iaddr), .in_iretire,
+    .cfg_implicit_return, .cfg_repeat_hist, .cfg_repeat_branch,
+    .cfg_seq_jump, .cfg_full_addr, .cfg_config_msg,
+    .in_valid, .in_itype, .in_iaddr(iaddr), .in_iretire, .in_insn,
     .q_free, .enq_n, .enq_rec0, .enq_rec1, .enq_rec2,
     .ev_episode, .ev_dropped, .ev_halfwords, .st_lost, .st_window_open, .st_close_waiting
   );
@@ -124,12 +132,14 @@ module ctte_encoder #(
     .BuildId(BUILD_ID), .ProfileId(8'(PROFILE_ID)), .LogQDepth(LOG_QDEPTH),
     .LogFifoDepth(LOG_FIFO_DEPTH), .MutantId(8'(MUTANT)), .RasDepth(RAS_DEPTH),
     .Xlen(8'(XLEN)),
-    .RepeatHist(REPEAT_HIST), .RepeatBranch(REPEAT_BRANCH)
+    .RepeatHist(REPEAT_HIST), .RepeatBranch(REPEAT_BRANCH),
+    .SeqJump(SEQ_JUMP != 0), .FullAddr(FULL_ADDR != 0), .ConfigMsg(CONFIG_MSG != 0)
   ) u_regs (
     .clk(clk_fabric), .rst_n, .we(reg_we), .addr(reg_addr), .wdata(reg_wdata),
     .rdata(reg_rdata),
     .cfg_active, .cfg_enable, .cfg_tracing, .cfg_mode, .cfg_sync_mode, .cfg_sync_max,
     .cfg_implicit_return, .cfg_repeat_hist, .cfg_repeat_branch,
+    .cfg_seq_jump, .cfg_full_addr, .cfg_config_msg,
     .st_empty(te_empty), .st_lost, .st_window_open, .st_close_waiting,
     .ev_msg(out_eom), .ev_byte(out_push), .ev_episode, .ev_dropped, .ev_halfwords,
     .st_stall_ovf(stall_ovf)

@@ -17,11 +17,17 @@
 module ctte_frontend
   import ctte_pkg::*;
   import ctte_regmap_pkg::*;
+  import ctte_feature_pkg::*;
 #(
   parameter int unsigned QFreeBits = 5,
   parameter int unsigned RasDepth = 0,         // implicit-return stack depth (0 = not compiled)
   parameter int unsigned Xlen = 64,            // 32 or 64: in_iaddr is zero-extended from Xlen
-  parameter int unsigned Mutant = MutantNone   // docs/mutants.md; 0 in every deployable image
+  parameter int unsigned Mutant = MutantNone,  // docs/mutants.md; 0 in every deployable image
+  parameter bit          SeqJump = 1'b0,       // sections 11.7-11.9: compiled or not
+  parameter bit          FullAddr = 1'b0,
+  parameter bit          ConfigMsg = 1'b0,
+  parameter bit          RepeatHist = 1'b0,    // compiled in ctte_repeat (sections 11.3, 11.4);
+  parameter bit          RepeatBranch = 1'b0   // here only for the configuration message
 ) (
   input  logic                 clk,
   input  logic                 rst_n,
@@ -33,11 +39,17 @@ module ctte_frontend
   input  logic [1:0]           cfg_sync_mode,
   input  logic [3:0]           cfg_sync_max,
   input  logic                 cfg_implicit_return,  // trTeInstEnImplicitReturn (0 if absent)
+  input  logic                 cfg_repeat_hist,      // trTeInstEnRepeatedHistory (0 if absent)
+  input  logic                 cfg_repeat_branch,    // trTeInstEnRepeatBranch (0 if absent)
+  input  logic                 cfg_seq_jump,         // trTeInstEnSequentialJump (0 if absent)
+  input  logic                 cfg_full_addr,        // trTeInstNoAddrDiff (0 if absent)
+  input  logic                 cfg_config_msg,       // EnConfigMessage (0 if absent)
   // ingress beat
   input  logic                 in_valid,
   input  logic [3:0]           in_itype,
   input  logic [63:0]          in_iaddr,
   input  logic [7:0]           in_iretire,
+  input  logic [31:0]          in_insn,
   // message queue
   input  logic [QFreeBits-1:0] q_free,
   output logic [1:0]           enq_n,
@@ -78,6 +90,12 @@ module ctte_frontend
   logic [63:0]         pred_q, pred_d;
   logic                ir_on;
   assign ir_on = (RasDepth != 0) && cfg_implicit_return;
+  // Sequential jump (section 11.7): rd of the previous traced beat when it was a setter, else 0.
+  logic [4:0]          sj_rd_q, sj_rd_d;
+  logic                sj_on, fa_on, cm_on;
+  assign sj_on = SeqJump && cfg_seq_jump;
+  assign fa_on = FullAddr && cfg_full_addr;
+  assign cm_on = ConfigMsg && cfg_config_msg;
 
   logic win_cond, win_eff;
   assign win_cond = cfg_active & cfg_enable & cfg_tracing & (cfg_mode != InstModeOff);
@@ -129,6 +147,8 @@ module ctte_frontend
     logic                predv_w;
     logic [63:0]         pred_w;
     logic [63:0]         link;
+    logic                seq;     // this beat's jalr is sequentially inferable (section 11.7)
+    logic [63:0]         uaddr;   // U-ADDR of an owed message (section 11.8)
 
     icnt_d = icnt_q;
     hist_d = hist_q;
@@ -145,6 +165,7 @@ module ctte_frontend
     ras_n_d = ras_n_q;
     predv_d = predv_q;
     pred_d = pred_q;
+    sj_rd_d = sj_rd_q;
     held_d = win_cond ? 1'b0 : held_q;
     leaked_d = win_cond ? 1'b0 : leaked_q;
     r[0] = '0;
@@ -171,6 +192,8 @@ module ctte_frontend
     predv_w = predv_q;
     pred_w = pred_q;
     link = (in_iaddr + {55'd0, in_iretire, 1'b0}) & AddrMask;
+    seq = 1'b0;
+    uaddr = '0;
     nbeat = 2'd0;
     nrec = 2'd0;
     synced = 1'b0;
@@ -208,6 +231,7 @@ module ctte_frontend
         syncctr_d = '0;
         ras_n_d = '0;
         predv_d = 1'b0;
+        sj_rd_d = '0;
       end else begin
         n = 2'd0;
         close_pend_d = 1'b1;
@@ -248,6 +272,15 @@ module ctte_frontend
             r[nrec] = mk_prog_trace_sync(SyncTraceEnable, '0, {1'b0, in_iaddr[63:1]} ^
                                          ((Mutant == MutantFlakyStart && junk_q[0]) ? 64'd1 : 64'd0));
             nbeat = 2'd1;
+            if (cm_on) begin  // section 11.9: the configuration message precedes the SYNC=5
+              r[nrec + 2'd1] = r[nrec];
+              r[nrec] = mk_config({FullAddr, SeqJump, RepeatBranch, RepeatHist, ConfigMsg, 2'd0,
+                                   RasDepth != 0},
+                                  {fa_on, sj_on, RepeatBranch && cfg_repeat_branch,
+                                   RepeatHist && cfg_repeat_hist, cm_on, 2'd0, ir_on},
+                                  ir_on ? 6'(RasDepth) : 6'd0);
+              nbeat = 2'd2;
+            end
             icnt_w = '0;
             hist_w = HistEmpty;
             pend_w = 1'b0;
@@ -280,15 +313,15 @@ module ctte_frontend
               pend_w = 1'b0;  // an implicit return: the decoder pops the same address
               predv_w = 1'b0;
             end else if (pend_w) begin
+              uaddr = fa_on ? {1'b0, in_iaddr[63:1]} : {1'b0, ref_w[63:1] ^ in_iaddr[63:1]};
               if (htm) begin
-                r[nrec] = mk_indirect_branch_hist(pbtype_w, icnt_w,
-                                                  {1'b0, ref_w[63:1] ^ in_iaddr[63:1]}, hist_w);
+                r[nrec] = mk_indirect_branch_hist(pbtype_w, icnt_w, uaddr, hist_w);
               end else begin
                 r[nrec] = mk_indirect_branch(
                     pbtype_w,
                     icnt_w + ((Mutant == MutantTrapIcnt && pbtype_w == BtypeInterrupt) ?
                               IcntBits'(1) : IcntBits'(0)),
-                    {1'b0, ref_w[63:1] ^ in_iaddr[63:1]});
+                    uaddr);
               end
               nbeat = 2'd1;
               nonsync = 2'd1;
@@ -303,7 +336,9 @@ module ctte_frontend
           if (Mutant == MutantNondeterminism && first && !htm) begin
             syncctr_w = junk_q & (period[31:0] - 32'd1);  // BTM: the first periodic sync's phase
           end
-          // Step 3: the beat itself.
+          // Step 3: the beat itself. A sync or an Error formed by this beat forgot the setter.
+          seq = sj_on && !synced && nrec == 2'd0 && sj_rd_q != 5'd0 &&
+                sj_jalr_rs1(in_insn) == sj_rd_q;
           if (in_itype == ItypeException || in_itype == ItypeInterrupt) begin
             pend_w = 1'b1;
             pbtype_w = (in_itype == ItypeException) ? BtypeException : BtypeInterrupt;
@@ -335,7 +370,7 @@ module ctte_frontend
                 icnt_w = '0;
               end
             end
-            if (is_uninferable_retiring(in_itype)) begin
+            if (is_uninferable_retiring(in_itype) && !seq) begin
               pend_w = 1'b1;
               pbtype_w = BtypeJump;
               predv_w = 1'b0;
@@ -360,6 +395,7 @@ module ctte_frontend
               end
             end
           end
+          if (seq) predv_w = 1'b0;  // no pend for the popped prediction to confirm
           // Step 4: periodic sync counter.
           if (cfg_sync_mode == SyncModeMessages) begin
             syncctr_w = syncctr_w + {30'd0, nonsync};
@@ -381,6 +417,8 @@ module ctte_frontend
             ras_n_d = ras_n_w;
             predv_d = predv_w;
             pred_d = pred_w;
+            sj_rd_d = (sj_on && in_itype != ItypeException && in_itype != ItypeInterrupt) ?
+                      sj_setter_rd(in_insn) : 5'd0;
           end else begin
             n = 2'd0;
             ev_episode = 1'b1;
@@ -393,6 +431,7 @@ module ctte_frontend
             syncctr_d = '0;
             ras_n_d = '0;
             predv_d = 1'b0;
+            sj_rd_d = '0;
           end
         end
         // MutantCounterSkew: a beat seen while lost is not counted in ctteHalfwordsRetired.
@@ -436,6 +475,7 @@ module ctte_frontend
       ras_n_q <= '0;
       predv_q <= 1'b0;
       pred_q <= '0;
+      sj_rd_q <= '0;
       held_q <= 1'b0;
       leaked_q <= 1'b0;
     end else begin
@@ -453,6 +493,7 @@ module ctte_frontend
       ras_n_q <= ras_n_d;
       predv_q <= predv_d;
       pred_q <= pred_d;
+      sj_rd_q <= sj_rd_d;
       held_q <= held_d;
       leaked_q <= leaked_d;
     end
@@ -503,6 +544,16 @@ module ctte_frontend
         else $error("compression state survives the recovery sync");
       assert (Mutant == MutantStaleHist || hist_q == HistEmpty)
         else $error("HIST survives the recovery sync");
+    end
+  end
+
+  // Sequential jump (section 11.7): no setter survives the trace-off correlation or a loss.
+  always_ff @(posedge clk) begin
+    if (rst_n && cfg_active && closing && n != 2'd0) begin
+      assert (sj_rd_d == 5'd0) else $error("sequential-jump state at the trace-off correlation");
+    end
+    if (rst_n && lost_q && n >= 2'd2 && r[1].fixed[5:0] == TcProgTraceSync) begin
+      assert (sj_rd_q == 5'd0) else $error("sequential-jump state survives the recovery sync");
     end
   end
 

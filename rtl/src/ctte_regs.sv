@@ -14,7 +14,10 @@ module ctte_regs
   parameter int unsigned RasDepth = 0,  // implicit-return stack depth; 0 = not compiled
   parameter logic [7:0]  Xlen = 8'd64,  // ctteProfile.Xlen: the encoder's address width
   parameter int unsigned RepeatHist = 0,    // repeated history compiled (section 11.3)
-  parameter int unsigned RepeatBranch = 0   // RepeatBranch compiled (section 11.4)
+  parameter int unsigned RepeatBranch = 0,  // RepeatBranch compiled (section 11.4)
+  parameter bit          SeqJump = 1'b0,   // sequential jump compiled (section 11.7)
+  parameter bit          FullAddr = 1'b0,  // full addresses compiled (section 11.8)
+  parameter bit          ConfigMsg = 1'b0  // configuration message compiled (section 11.9)
 ) (
   input  logic        clk,
   input  logic        rst_n,
@@ -32,6 +35,9 @@ module ctte_regs
   output logic        cfg_implicit_return,
   output logic        cfg_repeat_hist,
   output logic        cfg_repeat_branch,
+  output logic        cfg_seq_jump,      // trTeInstEnSequentialJump (0 if absent)
+  output logic        cfg_full_addr,     // trTeInstNoAddrDiff (0 if absent)
+  output logic        cfg_config_msg,    // EnConfigMessage (0 if absent)
   // status and events
   input  logic        st_empty,
   input  logic        st_lost,
@@ -52,6 +58,7 @@ module ctte_regs
   logic        ir_en_q;   // trTeInstEnImplicitReturn (WARL: 0 unless compiled)
   logic        rh_en_q;   // trTeInstEnRepeatedHistory (WARL: 0 unless compiled)
   logic        rb_en_q;   // trTeInstEnRepeatBranch (vendor bit 15; WARL: 0 unless compiled)
+  logic        sj_en_q, fa_en_q, cm_en_q;  // sections 11.7-11.9 (WARL: 0 unless compiled)
   logic [31:0] msgs_q, bytes_q, episodes_q, dropped_q, halfwords_q;
 
   // A write to trTeControl, seen through its field layout. Its read-only and reserved bits are
@@ -96,10 +103,16 @@ module ctte_regs
       ir_en_q <= TrTeInstFeaturesReset.en_implicit_return;
       rh_en_q <= TrTeInstFeaturesReset.en_repeated_history;
       rb_en_q <= TrTeInstFeaturesReset.en_repeat_branch;
+      sj_en_q <= TrTeInstFeaturesReset.en_sequential_jump;
+      fa_en_q <= TrTeInstFeaturesReset.no_addr_diff;
+      cm_en_q <= TrTeInstFeaturesReset.en_config_message;
     end else begin
       if (feat_we) ir_en_q <= (RasDepth != 0) && feat_w.en_implicit_return;
       if (feat_we) rh_en_q <= (RepeatHist != 0) && feat_w.en_repeated_history;
       if (feat_we) rb_en_q <= (RepeatBranch != 0) && feat_w.en_repeat_branch;
+      if (feat_we) sj_en_q <= SeqJump && feat_w.en_sequential_jump;
+      if (feat_we) fa_en_q <= FullAddr && feat_w.no_addr_diff;
+      if (feat_we) cm_en_q <= ConfigMsg && feat_w.en_config_message;
       if (ctl_we) begin
         active_q <= ctl_w.active;
         enable_q <= ctl_w.enable;
@@ -142,6 +155,9 @@ module ctte_regs
   assign cfg_implicit_return = ir_en_q;
   assign cfg_repeat_hist = rh_en_q;
   assign cfg_repeat_branch = rb_en_q;
+  assign cfg_seq_jump = sj_en_q;
+  assign cfg_full_addr = fa_en_q;
+  assign cfg_config_msg = cm_en_q;
 
   // Read values of the registers with fields.
   tr_te_control_t ctl_r;
@@ -160,6 +176,12 @@ module ctte_regs
     fcaps_r.return_stack_depth = 6'(RasDepth);
     fcaps_r.repeated_history = RepeatHist != 0;
     fcaps_r.repeat_branch = RepeatBranch != 0;
+    feat_r.en_sequential_jump = sj_en_q;
+    feat_r.no_addr_diff = fa_en_q;
+    feat_r.en_config_message = cm_en_q;
+    fcaps_r.sequential_jump = SeqJump;
+    fcaps_r.full_address = FullAddr;
+    fcaps_r.config_message = ConfigMsg;
 
     ctl_r = TrTeControlConst;
     ctl_r.active = active_q;

@@ -13,7 +13,10 @@ module ctte_assert_probe #(
   parameter int unsigned RAS_DEPTH = 0,
   parameter int unsigned XLEN = 64,
   parameter int unsigned REPEAT_HIST = 0,
-  parameter int unsigned REPEAT_BRANCH = 0
+  parameter int unsigned REPEAT_BRANCH = 0,
+  parameter int unsigned SEQ_JUMP = 0,
+  parameter int unsigned FULL_ADDR = 0,
+  parameter int unsigned CONFIG_MSG = 0
 ) (
   input  logic        clk_fabric,
   input  logic        clk_sink,
@@ -27,6 +30,7 @@ module ctte_assert_probe #(
   input  logic [63:0] in_context,
   input  logic [63:0] in_cause,
   input  logic [63:0] in_tval,
+  input  logic [31:0] in_insn,
   input  logic        reg_we,
   input  logic [31:0] reg_addr,
   input  logic [31:0] reg_wdata,
@@ -41,7 +45,8 @@ module ctte_assert_probe #(
   ctte_encoder #(
     .BUILD_ID(BUILD_ID), .PROFILE_ID(PROFILE_ID), .LOG_QDEPTH(LOG_QDEPTH),
     .LOG_FIFO_DEPTH(LOG_FIFO_DEPTH), .MUTANT(MUTANT), .RAS_DEPTH(RAS_DEPTH), .XLEN(XLEN),
-    .REPEAT_HIST(1 | REPEAT_HIST), .REPEAT_BRANCH(REPEAT_BRANCH), .TEST_SPAN_SYNC(1)
+    .REPEAT_HIST(1 | REPEAT_HIST), .REPEAT_BRANCH(REPEAT_BRANCH), .TEST_SPAN_SYNC(1),
+    .SEQ_JUMP(SEQ_JUMP), .FULL_ADDR(FULL_ADDR), .CONFIG_MSG(CONFIG_MSG)
   ) u_encoder (.*);
 
   always_ff @(posedge clk_fabric) begin

@@ -37,9 +37,15 @@ TEST(FeaturesTest, ParsesTheFeatureGrammar) {
   EXPECT_EQ(FormatFeatures(all), "implicit-return:4,repeated-history,repeat-branch");
   EXPECT_EQ(*ParseFeatures(FormatFeatures(all), "f"), all);
   EXPECT_EQ(FormatFeatures(*ParseFeatures("repeat-branch", "f")), "repeat-branch");
+  const FeatureSet six = *ParseFeatures(
+      "config-message,full-address,sequential-jump,repeat-branch,implicit-return:4,"
+      "repeated-history", "f");
+  EXPECT_EQ(FormatFeatures(six), "implicit-return:4,repeated-history,repeat-branch,"
+                                 "sequential-jump,full-address,config-message");
+  EXPECT_EQ(*ParseFeatures(FormatFeatures(six), "f"), six);
   for (const char* bad : {"implicit-return:0", "implicit-return:33", "implicit-return:x",
-                          "bogus", "sequential-jump", "repeated-history:2",
-                          "full-address", "implicit-return,", "full-address:3"}) {
+                          "bogus", "sequential-jump:1", "repeated-history:2",
+                          "config", "implicit-return,", "full-address:3"}) {
     Result<FeatureSet> r = ParseFeatures(bad, "--features");
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("--features"), std::string::npos) << bad;

@@ -36,7 +36,8 @@ TEST(FeatureRegisterTest, InstFeaturesIsWarlPerProfile) {
     const bool full = std::string(name) == "ntrace-full";
     const nlohmann::json m = Manifest(name);
     EXPECT_EQ(m.at("features"),
-              full ? nlohmann::json::array({"implicit-return", "repeated-history", "repeat-branch"})
+              full ? nlohmann::json::array({"implicit-return", "repeated-history", "repeat-branch",
+                                            "sequential-jump", "full-address", "config-message"})
                    : nlohmann::json::array());
     EXPECT_EQ(m.at("return_stack_depth").get<uint32_t>(), full ? kFullDepth : 0u);
     auto h = LoadImage(name);
@@ -46,14 +47,16 @@ TEST(FeatureRegisterTest, InstFeaturesIsWarlPerProfile) {
     EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), full ? mode3 : 0u) << "reset";
     h->WriteReg(reg::kTeInstFeatures, 0xFFFFFFFFu);
     const uint32_t enables =
-        reg::kFeatEnImplicitReturn | reg::kFeatEnRepeatedHistory | reg::kFeatEnRepeatBranch;
+        reg::kFeatEnImplicitReturn | reg::kFeatEnRepeatedHistory | reg::kFeatEnRepeatBranch |
+        reg::kFeatEnSequentialJump | reg::kFeatNoAddrDiff | reg::kFeatEnConfigMessage;
     EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), full ? mode3 | enables : 0u)
         << "only a compiled feature's enable holds a 1";
     h->WriteReg(reg::kTeInstFeatures, 0);
     EXPECT_EQ(h->ReadReg(reg::kTeInstFeatures), full ? mode3 : 0u);
     EXPECT_EQ(h->ReadReg(reg::kFeatureCaps),
               full ? (reg::kFeatureCapImplicitReturn | reg::kFeatureCapRepeatedHistory |
-                      reg::kFeatureCapRepeatBranch |
+                      reg::kFeatureCapRepeatBranch | reg::kFeatureCapSequentialJump |
+                      reg::kFeatureCapFullAddress | reg::kFeatureCapConfigMessage |
                       (kFullDepth << reg::kFeatureCapReturnStackDepthLsb))
                    : 0u);
     EXPECT_EQ(h->ReadReg(reg::kCaps), reg::kCapsValue);

@@ -27,6 +27,7 @@ ctte_ingress ToIngress(const oracle::Retired& r) {
   b.priv = r.priv;
   b.cause = r.cause;
   b.tval = r.tval;
+  b.insn = r.insn;
   return b;
 }
 
@@ -57,7 +58,10 @@ RtlRunResult RunThroughImage(const std::string& name, const std::vector<oracle::
     h->WriteReg(reg::kTeInstFeatures,
                 (f.implicit_return_depth > 0 ? reg::kFeatEnImplicitReturn : 0u) |
                     (f.repeated_history ? reg::kFeatEnRepeatedHistory : 0u) |
-                    (f.repeat_branch ? reg::kFeatEnRepeatBranch : 0u));
+                    (f.repeat_branch ? reg::kFeatEnRepeatBranch : 0u) |
+                    (f.sequential_jump ? reg::kFeatEnSequentialJump : 0u) |
+                    (f.full_address ? reg::kFeatNoAddrDiff : 0u) |
+                    (f.config_message ? reg::kFeatEnConfigMessage : 0u));
   }
   h->WriteReg(reg::kTeControl,
               ControlWord(true, true, mode, options.encoder.sync_mode, options.encoder.sync_max));

@@ -14,7 +14,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "db/database.h"
 #include "runner/draw.h"
 #include "runner/campaign_spec.h"
 #include "tests/runner/soak_test_support.h"
@@ -58,15 +57,11 @@ TEST(FeaturesSoakTest, DrawnSetsAreClampedToTheImageShownEverywhereAndReplay) {
 
   auto parsed = ParseCampaignSpec(kSpec);
   ASSERT_TRUE(parsed.ok());
-  auto d = db::Database::Open(db_path);
-  ASSERT_TRUE(d.ok());
-  auto campaigns = (*d)->Campaigns("features-tiny");
-  ASSERT_TRUE(campaigns.ok() && campaigns->size() == 1u);
-  auto rows = (*d)->RunsOfCampaign(campaigns->front().id);
-  ASSERT_TRUE(rows.ok());
+  const std::vector<db::RunRow> rows = soak_testing::CampaignRuns(db_path, "features-tiny");
+  ASSERT_FALSE(rows.empty());
   std::map<std::string, int> seen;  // image + features
   int64_t ir_run = 0;
-  for (const db::RunRow& r : *rows) {
+  for (const db::RunRow& r : rows) {
     if (r.run.replay_of) continue;
     const nlohmann::json c = nlohmann::json::parse(r.run.config_json);
     ASSERT_TRUE(c["axes"].contains("features")) << r.run.config_json;

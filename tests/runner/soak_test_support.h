@@ -5,9 +5,13 @@
 
 #include <sys/wait.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <string>
+#include <vector>
 
+#include "db/database.h"
 #include "runner/soak.h"
 
 namespace ctte::runner::soak_testing {
@@ -28,6 +32,21 @@ inline Cmd RunLab(const std::string& args) {
   const int rc = pclose(p);
   r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
   return r;
+}
+
+/// The stored runs of the one campaign named `campaign` in `db_path` (a test failure, and none,
+/// when the database cannot be read or holds no such campaign or more than one).
+inline std::vector<db::RunRow> CampaignRuns(const std::string& db_path,
+                                            const std::string& campaign) {
+  auto d = db::Database::Open(db_path);
+  EXPECT_TRUE(d.ok()) << d.status().ToString();
+  if (!d.ok()) return {};
+  auto campaigns = (*d)->Campaigns(campaign);
+  EXPECT_TRUE(campaigns.ok() && campaigns->size() == 1u) << campaign;
+  if (!campaigns.ok() || campaigns->size() != 1u) return {};
+  auto rows = (*d)->RunsOfCampaign(campaigns->front().id);
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  return rows.ok() ? std::move(*rows) : std::vector<db::RunRow>{};
 }
 
 /// Options for a soak of `spec_path` into `db_path` on this build's images, workloads and

@@ -10,6 +10,7 @@
 #include "base/files.h"
 #include "base/output.h"
 #include "base/text.h"
+#include "oracle/config_message.h"
 #include "oracle/features.h"
 #include "oracle/ntrace_reader.h"
 #include "oracle/program_image.h"
@@ -30,7 +31,7 @@ struct DecodeArgs {
   bool messages = false;
   bool json = false;
   bool implicit_return = false;
-  std::string features = "none";
+  std::string features;  ///< "" = not given
 };
 
 // Streams PCs to a file (or nowhere) and keeps the markers.
@@ -97,12 +98,21 @@ int RunDecode(const DecodeArgs& a) {
     std::fprintf(stderr, "ctte-lab decode: %s\n", features.status().message().c_str());
     return kExitUsage;
   }
-  opt.reconstruct.implicit_return_depth =
-      a.implicit_return ? oracle::kMaxReturnStackDepth : features->implicit_return_depth;
+  if (a.implicit_return) features->implicit_return_depth = oracle::kMaxReturnStackDepth;
+  const bool given = !a.features.empty() || a.implicit_return;
+  // Section 11.9: the stream's configuration messages win over --features.
+  Result<oracle::FeatureChoice> choice =
+      oracle::ChooseFeatures(*bytes, given ? &*features : nullptr);
+  if (!choice.ok()) {
+    std::fprintf(stderr, "ctte-lab decode: %s\n", choice.status().message().c_str());
+    return kExitRed;
+  }
+  if (!choice->mismatch.empty()) std::fprintf(stderr, "ctte-lab decode: %s\n",
+                                              choice->mismatch.c_str());
+  oracle::Reconstructor::ApplyFeatures(choice->features, &opt.reconstruct);
   opt.reconstruct.xlen = static_cast<uint32_t>(oracle::XlenBits(image->xlen()));  // ELF class
-  opt.reconstruct.repeated_history = features->repeated_history;
-  opt.reconstruct.repeat_branch = features->repeat_branch;
   oracle::Reconstructor rec(*image, opt.reconstruct, &sink);
+  size_t next_config = 0;
   struct Fwd : oracle::MessageReader::Reporter {
     oracle::Reconstructor* r;
     oracle::TraceStats* s;
@@ -117,6 +127,9 @@ int RunDecode(const DecodeArgs& a) {
   oracle::MessageReader reader(*bytes, &fwd);
   Message m;
   while (reader.Next(&m)) {
+    while (next_config < choice->configs.size() && choice->configs[next_config].offset < m.offset) {
+      rec.Configure(choice->configs[next_config++].features);
+    }
     stats.AddMessage(m);
     rec.OnMessage(m);
   }
@@ -137,6 +150,9 @@ int RunDecode(const DecodeArgs& a) {
     j["elf"] = a.elf;
     j["instructions"] = rec.instructions();
     j["decode_errors"] = rec.decode_errors();
+    j["features"] = oracle::FormatFeatures(choice->features);
+    j["configured_by"] = choice->configs.empty() ? (given ? "--features" : "none") : "stream";
+    if (!choice->mismatch.empty()) j["config_mismatch"] = choice->mismatch;
     nlohmann::json st;
     st["messages"] = stats.total_messages();
     st["wire_bytes"] = stats.wire_bytes();
@@ -184,7 +200,7 @@ int RunDecode(const DecodeArgs& a) {
       }
     }
   }
-  return rec.decode_errors() > 0 ? kExitRed : kExitOk;
+  return rec.decode_errors() > 0 || !choice->mismatch.empty() ? kExitRed : kExitOk;
 }
 
 const Registrar kDecode(Command{
@@ -201,13 +217,18 @@ const Registrar kDecode(Command{
       sub.add_flag("--json", a->json, "print statistics and markers as JSON");
       sub.add_option("--features", a->features,
                      "the encoder's optional features: none, or a comma list of "
-                     "implicit-return[:DEPTH], repeated-history, repeat-branch "
-                     "(docs/encoder-behaviour.md section 11); a wrong set gives decode errors");
+                     "implicit-return[:DEPTH], repeated-history, repeat-branch, "
+                     "sequential-jump, full-address, config-message "
+                     "(docs/encoder-behaviour.md section 11); a wrong set gives decode errors; "
+                     "a stream's configuration messages (section 11.9) win, and a disagreement "
+                     "is reported (exit 1)");
       sub.add_flag("--implicit-return", a->implicit_return,
                    "same as --features implicit-return:32");
       sub.footer(
           "Exit status: 0 when the stream decoded without error, 1 when decode errors were "
-          "found (they are listed; a corrupt stream never aborts the decoder), 2 on a usage "
+          "found (they are listed; a corrupt stream never aborts the decoder), when "
+          "--features disagrees with the stream's configuration message or that message is "
+          "malformed, 2 on a usage "
           "or input error (missing file, bad ELF).");
       return [a] { return RunDecode(*a); };
     }});

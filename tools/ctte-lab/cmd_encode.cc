@@ -102,9 +102,10 @@ const Registrar kEncode(Command{
           ->check(Unsigned());
       AddTraceModeOptions(sub, &a->mode, &a->sync_mode, &a->sync_period);
       sub.add_option("--features", a->features,
-                     "optional compression features: none, or a comma list of "
-                     "implicit-return[:DEPTH], repeated-history, repeat-branch (depth "
-                     "1..32, default 32); docs/encoder-behaviour.md section 11");
+                     "optional features: none, or a comma list of implicit-return[:DEPTH] "
+                     "(depth 1..32, default 32), repeated-history, repeat-branch, "
+                     "sequential-jump, full-address, config-message; "
+                     "docs/encoder-behaviour.md section 11");
       sub.add_option("--icnt-bits", a->icnt_bits, "I-CNT width before ResourceFull (1..22)")
           ->check(CLI::Range(1, 22));
       sub.footer("Exit status: 0 written, 2 usage or input error.");

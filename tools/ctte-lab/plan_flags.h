@@ -28,7 +28,9 @@ inline void AddPlanOptions(CLI::App& sub, PlanFlags& f, bool required) {
   }
   AddTraceModeOptions(sub, &f.mode, &f.sync_mode, &f.sync_period);
   sub.add_option("--features", f.features,
-                 "optional compression features: none (default) or implicit-return[:DEPTH]; "
+                 "optional features: none (default) or a comma list of implicit-return[:DEPTH], "
+                 "repeated-history, repeat-branch, sequential-jump, full-address, "
+                 "config-message; "
                  "the image must compile them (manifest \"features\", ctteFeatureCaps), "
                  "DEPTH defaults to the image's; docs/encoder-behaviour.md section 11");
   sub.add_option("--fabric-mhz", f.fabric_mhz,
