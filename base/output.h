@@ -20,6 +20,7 @@
 // Thread-safe: no shared state besides an atomic counter for temporary names.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -97,6 +98,18 @@ inline size_t FormatHexLine(uint64_t v, char* out) {
   return static_cast<size_t>(n) + 3;
 }
 
+/// For byte b: its two lower-case hex digits, a newline and a NUL, in memory order (the tail of
+/// an 8-digit PC line; OutputFileWriter::AppendHexLines).
+inline constexpr std::array<uint32_t, 256> kHexTail = [] {
+  std::array<uint32_t, 256> t{};
+  constexpr char kDigits[] = "0123456789abcdef";
+  for (uint32_t b = 0; b < 256; ++b) {
+    t[b] = static_cast<uint32_t>(static_cast<uint8_t>(kDigits[b >> 4])) |
+           static_cast<uint32_t>(static_cast<uint8_t>(kDigits[b & 15])) << 8 | uint32_t{'\n'} << 16;
+  }
+  return t;
+}();
+
 /// A large output file written in chunks by the same rule as WriteOutputFile: Open() checks the
 /// path and creates the temporary file beside it, Append*() fill a buffer that is written with
 /// write(2) whenever kChunk bytes are pending, Commit() flushes, closes and renames over the
@@ -119,17 +132,32 @@ class OutputFileWriter {
     if (pos_ + kHexLineRoom > kChunk) Flush();
     pos_ += FormatHexLine(v, buf_.get() + pos_);
   }
-  /// AppendHexLine for each of `n` values (a PcSink batch).
+  /// AppendHexLine for each of `n` values (a PcSink batch), the same bytes. An 8-digit value
+  /// whose digits but the last two equal the previous one's (consecutive PCs, mostly) reuses
+  /// that line's first 8 bytes and takes the last two digits and the newline from a table.
   void AppendHexLines(const uint64_t* v, size_t n) {
     char* const buf = buf_.get();
     size_t pos = pos_;  // a local: the stores into buf may alias pos_, this one they cannot
+    uint64_t key = ~uint64_t{0};  // v >> 8 of the line in `head`; never a real v >> 8
+    uint64_t head = 0;            // "0x" and the first 6 of 8 digits, in memory order
     for (size_t i = 0; i < n; ++i) {
       if (pos + kHexLineRoom > kChunk) {
         pos_ = pos;
         Flush();
         pos = pos_;
       }
-      pos += FormatHexLine(v[i], buf + pos);
+      const uint64_t x = v[i];
+      if ((x >> 8) != key) {
+        if ((x >> 28) == 0 || (x >> 32) != 0) {  // not 8 digits: the general formatter
+          pos += FormatHexLine(x, buf + pos);
+          continue;
+        }
+        key = x >> 8;
+        head = 0x7830 | (HexDigits8(static_cast<uint32_t>(x)) << 16);  // "0x" + digits 1..6
+      }
+      std::memcpy(buf + pos, &head, 8);
+      std::memcpy(buf + pos + 8, &kHexTail[x & 0xff], 4);  // digits 7, 8, newline, scratch
+      pos += 11;
     }
     pos_ = pos;
   }

@@ -10,7 +10,9 @@
 # (whole processes; user, sys, wall) and prints the medians and the median of the pair ratios.
 #
 # Usage: NEXRV_DIR=/path/to/refcode/c bench/nexrv_pcs_bench.sh [PAIRS]   (default 5)
-#   BUILD_DIR (default build), WORK (default a new temporary folder, removed at the end).
+#   BUILD_DIR (default build), WORK (default a new temporary folder, removed at the end),
+#   BASE_LAB (optional: another build's ctte-lab, e.g. main's; its decode --pcs must write the
+#   same bytes, compared by SHA-256, or the script stops with exit 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${1:-5}
@@ -42,6 +44,14 @@ C=("$lab" iss "$work/big.elf" --pcs "$work/c.pcs")
 tr 'A-F' 'a-f' <"$work/b.pcs" | cmp - "$work/a.pcs" ||
   { echo "nexrv_pcs_bench: NexRv and ctte-lab decode wrote different PCs" >&2; exit 1; }
 cmp "$work/c.pcs" "$work/a.pcs" || { echo "nexrv_pcs_bench: iss --pcs and decode --pcs differ" >&2; exit 1; }
+if [ -n "${BASE_LAB:-}" ]; then
+  "$BASE_LAB" decode "$work/big.bin" --elf "$work/big.elf" --pcs "$work/base.pcs" >/dev/null
+  sha_a=$(sha256sum <"$work/a.pcs"); sha_base=$(sha256sum <"$work/base.pcs")
+  [ "$sha_a" = "$sha_base" ] ||
+    { echo "nexrv_pcs_bench: $BASE_LAB and $lab decode --pcs differ" >&2; exit 1; }
+  echo "PC text sha256 ${sha_a%% *}, the same as $BASE_LAB's"
+  rm -f "$work/base.pcs"
+fi
 n=$(wc -l <"$work/a.pcs")
 echo "stream: $(stat -c %s "$work/big.bin") bytes, $n instructions, $(stat -c %s "$work/a.pcs") bytes of PC text"
 

@@ -7,7 +7,8 @@
 // Direct jumps follow their target; an uninferable jump may only end the I-CNT, where the
 // message's U-ADDR/F-ADDR gives the next PC. ResourceFull RCODE 0 adds to the next I-CNT.
 // How: decoded instructions are cached per 4 KiB page in a hash map of pages (a lookup is one
-// compare while the walk stays in a page); PCs go to a fixed buffer flushed in batches.
+// compare while the walk stays in a page); runs of sequential instructions are emitted in one
+// loop each (oracle/reconstruct_run.h); PCs go to a fixed buffer flushed in batches.
 #include "oracle/reconstruct.h"
 
 #include <bit>
@@ -180,8 +181,19 @@ bool Reconstructor::Walk(const Message& msg, End end) {
   uint64_t pc = pc_;
   uint64_t remaining = total;
   uint8_t last_kind = kSeq;
+  const bool runs = options_.straight_line_runs;
   while (remaining > 0) {
     const Decoded& d = cache_->Get(pc);
+    if (d.kind == kSeq && runs) {  // straight-line fast path (oracle/reconstruct_run.h)
+      if (nbuf_ + SeqRun::kMaxRun >= kBuf) Flush();  // a run leaves room for one more PC
+      const unsigned n = EmitSeqRun(cache_->Run(pc), &pc, &remaining, buf_ + nbuf_);
+      if (n > 0) {
+        nbuf_ += n;
+        pc &= mask_;
+        last_kind = kSeq;
+        continue;
+      }  // n == 0: the first instruction does not fit; the one-by-one walk reports it
+    }
     if (d.kind >= kIllegal) {
       pc_ = pc;
       Fail(msg, Hex(d.kind == kUnmapped ? "I-CNT walks into unmapped memory at 0x%llx "

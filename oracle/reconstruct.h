@@ -84,6 +84,10 @@ struct ReconstructOptions {
   /// survive into the segment that anchor starts. 0 = off. Reconstructor::test_stale_pops()
   /// counts the pops that take one.
   uint32_t test_keep_return_stack_at_anchor = 0;
+  /// Test seam (tests/oracle/reconstruct_run_test.cc): false walks every instruction one by
+  /// one, without the straight-line fast path (oracle/reconstruct_run.h); the PCs, markers and
+  /// errors are the same either way.
+  bool straight_line_runs = true;
   /// A walk longer than this many half-words is reported instead of performed (corrupt
   /// input must not loop for hours).
   uint64_t max_walk_halfwords = 1ULL << 36;
@@ -166,7 +170,7 @@ class Reconstructor {
            anchors_ == options_.test_corrupt_after_anchor;
   }
 
-  static constexpr size_t kBuf = 4096;
+  static constexpr size_t kBuf = 1024;  // 8 KiB: stays in L1 with the slots it is made from
   uint64_t buf_[kBuf];
   size_t nbuf_ = 0;
   uint64_t pcs_total_ = 0;

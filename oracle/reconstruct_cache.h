@@ -1,6 +1,7 @@
 // The reconstructor's decoded-instruction cache (private to oracle/reconstruct.cc): decoded
 // instructions per 4 KiB page in a hash map of pages, a lookup is one compare while the walk
-// stays in a page.
+// stays in a page. Each slot also keeps its straight-line run (oracle/reconstruct_run.h),
+// computed the first time the walk asks for it.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include "oracle/insn.h"
 #include "oracle/program_image.h"
 #include "oracle/reconstruct.h"
+#include "oracle/reconstruct_run.h"
 
 namespace ctte::oracle {
 
@@ -23,11 +25,14 @@ struct Decoded {
   uint8_t kind = kUnmapped;
   uint8_t itype = 0;
   uint8_t valid = 0;
+  SeqRun run;  ///< the straight-line run from here (kind kSeq), in the same cache line
 };
 
 }  // namespace reconstruct_detail
 
 using reconstruct_detail::Decoded;
+using reconstruct_detail::SeqRun;
+static_assert(sizeof(Decoded) == 16, "a slot is 16 bytes: four per cache line");
 
 class Reconstructor::InsnCache {
  public:
@@ -53,10 +58,38 @@ class Reconstructor::InsnCache {
     return d;
   }
 
+  /// The run of sequential instructions starting at `pc`, which the last Get(pc) found to be
+  /// sequential (so its page is the current one).
+  const SeqRun& Run(uint64_t pc) {
+    SeqRun& r = last_->slot[(pc >> 1) & (kSlots - 1)].run;
+    if (!r.valid) ComputeRun(pc, &r);
+    return r;
+  }
+
  private:
   struct Page {
     Decoded slot[kSlots];
   };
+
+  void ComputeRun(uint64_t pc, SeqRun* r) {
+    const uint64_t page = pc >> kPageBits;
+    unsigned n = 0, hw = 0;
+    uint32_t wide = 0;
+    while (n < SeqRun::kMaxRun) {
+      Decoded& d = last_->slot[(pc >> 1) & (kSlots - 1)];
+      if (!d.valid) Fill(pc, &d);
+      if (d.kind != reconstruct_detail::kSeq || (d.size != 2 && d.size != 4)) break;
+      if (d.size == 4) wide |= uint32_t{1} << n;
+      hw += d.size >> 1;
+      ++n;
+      pc += d.size;
+      if ((pc >> kPageBits) != page) break;  // the next one is in another page (or wraps)
+    }
+    r->n = static_cast<uint8_t>(n);
+    r->hw = static_cast<uint8_t>(hw);
+    r->wide = wide;
+    r->valid = 1;
+  }
 
   void Fill(uint64_t pc, Decoded* d) {
     d->valid = 1;
@@ -84,7 +117,7 @@ class Reconstructor::InsnCache {
   std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
   uint64_t last_page_ = ~0ULL;
   Page* last_ = nullptr;
-  Decoded unmapped_{0, 0, reconstruct_detail::kUnmapped, 0, 1};
+  Decoded unmapped_{0, 0, reconstruct_detail::kUnmapped, 0, 1, {}};
 };
 
 }  // namespace ctte::oracle

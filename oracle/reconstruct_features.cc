@@ -22,7 +22,8 @@ void Reconstructor::Configure(const FeatureSet& features) {
 
 // The jalr at `pc` was just walked (it is buf_'s last entry); the instruction walked before it
 // is the entry before, which survives a Flush() of the full buffer (it is only overwritten).
-// A partial Flush() comes only from Mark(), after a Lose() that set sj_from_ past it.
+// A partial Flush() comes from Mark(), after a Lose() that set sj_from_ past it, and from the
+// straight-line fast path, before a run's first (sequential) instruction, which is no jalr.
 bool Reconstructor::SequentialTarget(uint64_t pc, uint64_t* target) {
   if (!options_.sequential_jump || Corrupting()) return false;
   const uint64_t index = pcs_total_ + nbuf_ - 1;  // of the jalr

@@ -102,6 +102,44 @@ TEST_F(OutputWriterTest, WritesLinesAcrossChunksLikeTheSlowPath) {
   EXPECT_EQ(Listing(), std::vector<std::string>{"pcs.txt"});
 }
 
+TEST_F(OutputWriterTest, BatchedLinesAreTheSingleLinesBytes) {
+  // AppendHexLines reuses the head of the previous line when only the last two digits change:
+  // runs within 256 bytes, steps across a 256-byte boundary, non-8-digit values in between
+  // (which must not leave a stale head behind), the 8-digit range's ends, across two chunks.
+  std::vector<uint64_t> v;
+  std::mt19937_64 rng(31);
+  uint64_t pc = 0x80000000ULL;
+  while (v.size() < 250000) {
+    switch (rng() % 8) {
+      case 0: pc = 0x10000000ULL + rng() % 0xf0000000ULL; break;  // any 8-digit value
+      case 1: v.push_back(rng() >> (rng() % 64)); break;           // any length
+      case 2: v.push_back(0x0fffffffULL); v.push_back(0x10000000ULL); break;
+      case 3: v.push_back(0xffffffffULL); v.push_back(0x100000000ULL); break;
+      default: break;
+    }
+    for (int k = static_cast<int>(rng() % 40); k > 0; --k) {
+      v.push_back(pc);
+      pc += rng() % 3 == 0 ? 4 : 2;
+      if (pc > 0xffffffffULL) pc = 0x10000000ULL;
+    }
+    v.push_back(pc ^ 0x100);  // same low byte, other head: must not reuse the head
+  }
+  std::string expected;
+  for (uint64_t x : v) expected += HexShort(x) + "\n";
+  auto w = OutputFileWriter::Open(Path("batched.txt"));
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  for (size_t i = 0; i < v.size(); i += 4096) {
+    (*w)->AppendHexLines(v.data() + i, std::min<size_t>(4096, v.size() - i));
+  }
+  ASSERT_TRUE((*w)->Commit().ok());
+  Result<std::string> got = ReadFileText(Path("batched.txt"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_GT(got->size(), 2 * OutputFileWriter::kChunk);
+  EXPECT_TRUE(*got == expected) << "first difference at byte "
+                                << std::mismatch(got->begin(), got->end(), expected.begin(),
+                                                 expected.end()).first - got->begin();
+}
+
 TEST_F(OutputWriterTest, UncommittedWriterLeavesTheOldFile) {
   ASSERT_TRUE(WriteOutputFile(Path("r"), std::string_view("old")).ok());
   {

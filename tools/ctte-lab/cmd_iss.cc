@@ -66,11 +66,21 @@ int RunIss(const IssFlags& f) {
   oracle::Iss iss(*image, opts);
   std::array<uint64_t, 16> itypes{};
   oracle::Retired r;
+  // PCs are formatted in batches (AppendHexLines reuses the head of the previous line).
+  std::array<uint64_t, 4096> batch;
+  size_t nbatch = 0;
   while (iss.Step(&r)) {
     ++itypes[static_cast<size_t>(r.itype) & 15];
-    if (pcs && r.retires) pcs->AppendHexLine(r.pc);
+    if (pcs && r.retires) {
+      batch[nbatch++] = r.pc;
+      if (nbatch == batch.size()) {
+        pcs->AppendHexLines(batch.data(), nbatch);
+        nbatch = 0;
+      }
+    }
   }
   if (pcs) {
+    pcs->AppendHexLines(batch.data(), nbatch);
     if (Status s = pcs->Commit(); !s.ok()) {
       std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", s.ToString().c_str());
       return kExitUsage;
