@@ -4,9 +4,8 @@
 # or on two board child processes (`local`: --boards 2). Prints runs per hour (the soak's own
 # elapsed time) and, for `net`, the protocol bytes each run moved (summed over the agents'
 # session logs: bytes from and to the client) and the image deploys the agents skipped.
-# Time the whole thing, one run each, with farm-bench:
-#   farm-bench -n 1 --warmup 0 --timeout 1800 \
-#     --vs 'bash bench/net_soak_bench.sh local 40' -- bash bench/net_soak_bench.sh net 40
+# Time the whole thing as a pair, e.g. `/usr/bin/time -v bash bench/net_soak_bench.sh local 40`
+# then the same with `net`, in turn, and compare user, system and wall time.
 # Usage: bench/net_soak_bench.sh net|local [RUNS] (BUILD_DIR, default build)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,6 @@
 // PC text output (`decode --pcs`, `iss --pcs`) against decoding itself, on one generated program
 // of about 14 M instructions (workload gen --seed 17 --max-dynamic 17000000, the stream the
-// farm-bench comparison with the reference decoder uses; docs/bench.md):
+// whole-process comparison with the reference decoder uses; docs/bench.md):
 //   BM_Decode           decode only (PCs counted)
 //   BM_DecodePcs        decode + PC text through OutputFileWriter (what decode --pcs does)
 //   BM_DecodePcsPrintf  decode + one fprintf("%s\n", HexShort(pc)) per PC (what it did before)

@@ -53,16 +53,21 @@ class CaptureRingTest : public ::testing::Test {
   }
 };
 
-// Nightly run 1 (ntrace-slim, traps, interrupts: storm, 5 000 000 beats) streams about 1.13 MB:
-// it wrapped the 1 MiB default ring (invalid in the soak of 2026-12-01). With the ring
-// nightly.json now asks for, the same draw is green and its whole stream is kept.
+// Nightly run 1 of 2026-12-01 (ntrace-slim, traps, interrupts: storm, 5 000 000 beats; drawn from
+// the frozen copy of that day's spec, tests/behaviour/specs/nightly-features-2026-12-01.json)
+// streams about 1.13 MB: it wrapped the 1 MiB default ring (invalid in the soak of 2026-12-01).
+// With the ring today's nightly.json asks for, the same draw is green and its whole stream is kept.
 TEST_F(CaptureRingTest, NightlyStormDrawThatWrappedOneMibIsGreenWithTheCampaignsRing) {
   Result<runner::SpecCheck> spec =
       runner::LoadCampaignSpec(std::string(CTTE_SOURCE_DIR) + "/campaigns/nightly.json");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   ASSERT_TRUE(spec->ok()) << runner::FormatSpecErrors("nightly.json", spec->errors);
   ASSERT_GT(spec->spec.ring_bytes, lab::kDefaultRingBytes);
-  runner::RunConfig c = runner::Draw(spec->spec, 1);
+  Result<runner::SpecCheck> frozen = runner::LoadCampaignSpec(
+      std::string(CTTE_SOURCE_DIR) + "/tests/behaviour/specs/nightly-features-2026-12-01.json");
+  ASSERT_TRUE(frozen.ok()) << frozen.status().ToString();
+  ASSERT_TRUE(frozen->ok()) << runner::FormatSpecErrors("nightly-features", frozen->errors);
+  runner::RunConfig c = runner::Draw(frozen->spec, 1);
   ASSERT_EQ(c.interrupts, "storm");
   runner::ExecuteOptions o = TestOptions(lab::kDefaultMaxInstructions);
   o.image_dir = kImageDir;
