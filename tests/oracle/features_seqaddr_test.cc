@@ -17,9 +17,14 @@
 #include "oracle/reference_encoder.h"
 #include "oracle/run_facts.h"
 #include "oracle/seq_jump.h"
+#include "tests/oracle/iss_run.h"
 
 namespace ctte::oracle {
 namespace {
+
+using test_support::Configs;
+using test_support::IssRun;
+using test_support::Name;
 
 TEST(SeqAddrFeaturesTest, ParsesTheNewNames) {
   Result<FeatureSet> f =
@@ -58,24 +63,11 @@ TEST(SeqAddrFeaturesTest, InstructionForms) {
   EXPECT_EQ(SequentialTarget(0x800002b7, 0, 0x00128067), 0xFFFFFFFF80000000ull);  // lui t0 ; jalr 1(t0)
 }
 
-struct IssRun {
-  std::vector<Retired> beats;
-  std::vector<uint64_t> pcs;
-};
-
 IssRun RunIss(const ProgramImage& image, uint64_t interrupt_every) {
   IssOptions opt;
   opt.max_instructions = 300'000;
   opt.interrupt_every = interrupt_every;
-  IssRun r;
-  Iss iss(image, opt);
-  Retired b;
-  while (iss.Step(&b)) {
-    r.beats.push_back(b);
-    if (b.retires) r.pcs.push_back(b.pc);
-  }
-  EXPECT_NE(iss.stop_reason(), StopReason::kFatal) << iss.fatal_message();
-  return r;
+  return test_support::RunIss(image, opt);
 }
 
 // Whole run, or with the window paused for beats [pause, resume): only the traced beats' PCs
@@ -85,7 +77,7 @@ struct Encoded {
   std::vector<uint64_t> pcs;  ///< what the decoder must give
 };
 
-Encoded Encode(const IssRun& run, const EncoderConfig& config, size_t pause = 0,
+Encoded EncodeTraced(const IssRun& run, const EncoderConfig& config, size_t pause = 0,
                size_t resume = 0) {
   ReferenceEncoder enc(config);
   Encoded e;
@@ -122,26 +114,7 @@ std::string Check(const ProgramImage& image, const std::vector<uint8_t>& bytes,
   return "";
 }
 
-std::vector<EncoderConfig> Configs(const FeatureSet& f) {
-  std::vector<EncoderConfig> v;
-  for (TraceMode mode : {TraceMode::kHtm, TraceMode::kBtm}) {
-    for (auto [sync_mode, sync_max] : {std::pair<int, int>{0, 0}, {1, 0}, {3, 2}}) {
-      EncoderConfig c;
-      c.mode = mode;
-      c.sync_mode = static_cast<uint8_t>(sync_mode);
-      c.sync_max = static_cast<uint8_t>(sync_max);
-      c.features = f;
-      v.push_back(c);
-    }
-  }
-  return v;
-}
 
-std::string Name(const EncoderConfig& c) {
-  return std::string(c.mode == TraceMode::kHtm ? "htm" : "btm") + " sync " +
-         std::to_string(c.sync_mode) + "/" + std::to_string(c.sync_max) + " " +
-         FormatFeatures(c.features);
-}
 
 Result<ProgramImage> Workload(const std::string& name) {
   return ProgramImage::Load(std::string(CTTE_BINARY_DIR) + "/workloads/" + name + ".elf");
@@ -164,7 +137,7 @@ TEST_P(SeqAddrWorkloadTest, EveryFeatureSetDecodesExactly) {
                             "full-address,config-message"}) {
       for (const EncoderConfig& c : Configs(Only(set))) {
         for (const size_t pause : {size_t{0}, run.beats.size() / 3}) {
-          const Encoded e = Encode(run, c, pause, pause + pause / 2);
+          const Encoded e = EncodeTraced(run, c, pause, pause + pause / 2);
           EXPECT_EQ(Check(*image, e.bytes, e.pcs, c.features), "")
               << GetParam() << ", " << Name(c) << ", interrupt every " << interrupt_every
               << ", pause at " << pause;
@@ -187,8 +160,8 @@ TEST(SequentialJumpTest, FarCallsStreamIsStrictlySmallerAndWrongFeaturesAreCaugh
     for (const EncoderConfig& on : Configs(Only("sequential-jump"))) {
       EncoderConfig off = on;
       off.features = {};
-      const Encoded with = Encode(run, on);
-      const Encoded without = Encode(run, off);
+      const Encoded with = EncodeTraced(run, on);
+      const Encoded without = EncodeTraced(run, off);
       EXPECT_LT(with.bytes.size(), without.bytes.size()) << Name(on);
       EXPECT_EQ(Check(*image, with.bytes, with.pcs, on.features), "") << Name(on);
       // Feature on in the stream, off in the decoder: a jalr inside an I-CNT.
@@ -209,8 +182,8 @@ TEST(FullAddressTest, StreamIsLargerAndDiffersAndWrongFeaturesAreCaught) {
     for (const EncoderConfig& on : Configs(Only("full-address"))) {
       EncoderConfig off = on;
       off.features = {};
-      const Encoded with = Encode(run, on);
-      const Encoded without = Encode(run, off);
+      const Encoded with = EncodeTraced(run, on);
+      const Encoded without = EncodeTraced(run, off);
       EXPECT_GT(with.bytes.size(), without.bytes.size()) << w << ", " << Name(on);
       EXPECT_NE(with.bytes, without.bytes) << w << ", " << Name(on);
       EXPECT_EQ(Check(*image, with.bytes, with.pcs, on.features), "") << w << ", " << Name(on);
@@ -230,7 +203,7 @@ TEST(ConfigMessageTest, StreamDescribesItselfAndConfiguresTheDecoder) {
   for (const EncoderConfig& c :
        Configs(Only("implicit-return:16,sequential-jump,config-message"))) {
     const size_t pause = run.beats.size() / 3;
-    const Encoded e = Encode(run, c, pause, 2 * pause);
+    const Encoded e = EncodeTraced(run, c, pause, 2 * pause);
     Result<std::vector<StreamConfig>> found = FindConfigMessages(e.bytes);
     ASSERT_TRUE(found.ok()) << found.status().ToString();
     ASSERT_EQ(found->size(), 2u) << Name(c);  // two windows
@@ -263,7 +236,7 @@ TEST(ConfigMessageTest, StreamDescribesItselfAndConfiguresTheDecoder) {
   }
   // Without the feature there is none, and the stream is the N-Trace 1.0 one.
   EncoderConfig plain;
-  EXPECT_TRUE(FindConfigMessages(Encode(run, plain).bytes)->empty());
+  EXPECT_TRUE(FindConfigMessages(EncodeTraced(run, plain).bytes)->empty());
   // A malformed one (VERSION 2) is an error naming its offset.
   std::vector<uint8_t> bad;
   AppendConfigMessage(1, Only("implicit-return:3"), &bad);

@@ -23,6 +23,7 @@ namespace {
 using test_support::IssRun;
 using test_support::RunIss;
 using test_support::Encode;
+using test_support::Name;
 
 TEST(FeaturesTest, ParsesTheFeatureGrammar) {
   EXPECT_TRUE(ParseFeatures("", "--features")->empty());
@@ -73,25 +74,11 @@ std::string Check(const ProgramImage& image, const IssRun& run, const std::vecto
 }
 
 std::vector<EncoderConfig> Configs(uint32_t depth) {
-  std::vector<EncoderConfig> v;
-  for (TraceMode mode : {TraceMode::kHtm, TraceMode::kBtm}) {
-    for (auto [sync_mode, sync_max] : {std::pair<int, int>{0, 0}, {1, 0}, {3, 2}}) {
-      EncoderConfig c;
-      c.mode = mode;
-      c.sync_mode = static_cast<uint8_t>(sync_mode);
-      c.sync_max = static_cast<uint8_t>(sync_max);
-      c.features.implicit_return_depth = depth;
-      v.push_back(c);
-    }
-  }
-  return v;
+  FeatureSet f;
+  f.implicit_return_depth = depth;
+  return test_support::Configs(f);
 }
 
-std::string Name(const EncoderConfig& c) {
-  return std::string(c.mode == TraceMode::kHtm ? "htm" : "btm") + " sync " +
-         std::to_string(c.sync_mode) + "/" + std::to_string(c.sync_max) + " " +
-         FormatFeatures(c.features);
-}
 
 class ImplicitReturnWorkloadTest : public testing::TestWithParam<const char*> {};
 

@@ -1,12 +1,17 @@
 // The oracle tests' ISS run and reference encoding: a program's beats and retired PCs from the
-// ISS, and the reference encoder's bytes for them.
+// ISS, the reference encoder's bytes for them, and the encoder configurations the workload tests
+// cross.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "oracle/features.h"
 #include "oracle/iss.h"
 #include "oracle/reference_encoder.h"
 
@@ -37,6 +42,31 @@ inline std::vector<uint8_t> Encode(const IssRun& run, const EncoderConfig& confi
   for (const Retired& b : run.beats) enc.Beat(b);
   enc.Close();
   return enc.bytes();
+}
+
+/// HTM and BTM, each with every (sync_mode, sync_max) of `syncs`, all carrying `features`.
+inline std::vector<EncoderConfig> Configs(
+    const FeatureSet& features,
+    std::initializer_list<std::pair<int, int>> syncs = {{0, 0}, {1, 0}, {3, 2}}) {
+  std::vector<EncoderConfig> v;
+  for (TraceMode mode : {TraceMode::kHtm, TraceMode::kBtm}) {
+    for (auto [sync_mode, sync_max] : syncs) {
+      EncoderConfig c;
+      c.mode = mode;
+      c.sync_mode = static_cast<uint8_t>(sync_mode);
+      c.sync_max = static_cast<uint8_t>(sync_max);
+      c.features = features;
+      v.push_back(c);
+    }
+  }
+  return v;
+}
+
+/// "htm sync 3/2 repeat-branch": how a test names a configuration in its failure messages.
+inline std::string Name(const EncoderConfig& c) {
+  return std::string(c.mode == TraceMode::kHtm ? "htm" : "btm") + " sync " +
+         std::to_string(c.sync_mode) + "/" + std::to_string(c.sync_max) + " " +
+         FormatFeatures(c.features);
 }
 
 }  // namespace ctte::oracle::test_support

@@ -26,6 +26,7 @@ namespace {
 using test_support::IssRun;
 using test_support::RunIss;
 using test_support::Encode;
+using test_support::Name;
 
 constexpr uint64_t kFullHist = 0xFFFFFFFFu;  // 31 taken branches + the stop bit
 
@@ -138,25 +139,9 @@ std::string Check(const ProgramImage& image, const IssRun& run, const std::vecto
 }
 
 std::vector<EncoderConfig> Configs(const FeatureSet& f) {
-  std::vector<EncoderConfig> v;
-  for (TraceMode mode : {TraceMode::kHtm, TraceMode::kBtm}) {
-    for (auto [sync_mode, sync_max] : {std::pair<int, int>{0, 0}, {1, 0}, {3, 2}, {3, 8}}) {
-      EncoderConfig c;
-      c.mode = mode;
-      c.sync_mode = static_cast<uint8_t>(sync_mode);
-      c.sync_max = static_cast<uint8_t>(sync_max);
-      c.features = f;
-      v.push_back(c);
-    }
-  }
-  return v;
+  return test_support::Configs(f, {{0, 0}, {1, 0}, {3, 2}, {3, 8}});
 }
 
-std::string Name(const EncoderConfig& c) {
-  return std::string(c.mode == TraceMode::kHtm ? "htm" : "btm") + " sync " +
-         std::to_string(c.sync_mode) + "/" + std::to_string(c.sync_max) + " " +
-         FormatFeatures(c.features);
-}
 
 std::vector<FeatureSet> FeatureSets() {
   std::vector<FeatureSet> v;
