@@ -4,45 +4,31 @@
 // reports is refused before the run, naming the board and both sizes.
 #include <gtest/gtest.h>
 
-#include "base/check.h"
 #include "runner/campaign_spec.h"
 #include "runner/draw.h"
 #include "tests/integration/judge_fixture.h"
+#include "tests/integration/sim_board_wrapper.h"
 
 namespace ctte::testing {
 namespace {
 
 // A SimBoard that reports a capture ring of `capacity` bytes and counts the runs it is asked for.
-class SmallRingBoard : public lab::Board {
+class SmallRingBoard : public SimBoardWrapper {
  public:
-  explicit SmallRingBoard(uint64_t capacity) : capacity_(capacity) {
-    Result<std::unique_ptr<lab::SimBoard>> b = lab::SimBoard::Create({});
-    CTTE_CHECK(b.ok(), "cannot create a SimBoard");
-    inner_ = std::move(*b);
-  }
+  explicit SmallRingBoard(uint64_t capacity) : capacity_(capacity) {}
   Result<lab::BoardIdentity> Identify() override {
-    Result<lab::BoardIdentity> id = inner_->Identify();
+    Result<lab::BoardIdentity> id = SimBoardWrapper::Identify();
     if (id.ok()) id->max_ring_bytes = capacity_;
     return id;
   }
-  Result<lab::DeployReceipt> Deploy(const lab::DeployRequest& r) override {
-    return inner_->Deploy(r);
-  }
-  Result<uint64_t> SetClock(lab::ClockDomain d, uint64_t hz) override {
-    return inner_->SetClock(d, hz);
-  }
-  Result<uint64_t> ReadClock(lab::ClockDomain d) override { return inner_->ReadClock(d); }
-  Status WriteReg(uint32_t o, uint32_t v) override { return inner_->WriteReg(o, v); }
-  Result<uint32_t> ReadReg(uint32_t o) override { return inner_->ReadReg(o); }
   Result<lab::Capture> Run(const lab::RunPlan& plan) override {
     ++runs;
-    return inner_->Run(plan);
+    return SimBoardWrapper::Run(plan);
   }
   int runs = 0;
 
  private:
   uint64_t capacity_;
-  std::unique_ptr<lab::SimBoard> inner_;
 };
 
 class CaptureRingTest : public ::testing::Test {

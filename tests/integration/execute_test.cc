@@ -8,8 +8,8 @@
 #include <regex>
 #include <sstream>
 
-#include "base/check.h"
 #include "tests/integration/judge_fixture.h"
+#include "tests/integration/sim_board_wrapper.h"
 
 namespace ctte::testing {
 namespace {
@@ -18,37 +18,20 @@ using oracle::Outcome;
 using oracle::VerdictCode;
 
 // A SimBoard with injectable faults (house style 4: a fault-injecting decorator).
-class FaultyBoard : public lab::Board {
+class FaultyBoard : public SimBoardWrapper {
  public:
-  FaultyBoard() {
-    Result<std::unique_ptr<lab::SimBoard>> b = lab::SimBoard::Create({});
-    CTTE_CHECK(b.ok(), "cannot create a SimBoard");
-    inner_ = std::move(*b);
-  }
-  Result<lab::BoardIdentity> Identify() override { return inner_->Identify(); }
-  Result<lab::DeployReceipt> Deploy(const lab::DeployRequest& r) override {
-    return inner_->Deploy(r);
-  }
-  Result<uint64_t> SetClock(lab::ClockDomain d, uint64_t hz) override {
-    return inner_->SetClock(d, hz);
-  }
   Result<uint64_t> ReadClock(lab::ClockDomain d) override {
-    Result<uint64_t> hz = inner_->ReadClock(d);
+    Result<uint64_t> hz = SimBoardWrapper::ReadClock(d);
     if (hz.ok()) return *hz + read_back_skew_hz;
     return hz;
   }
-  Status WriteReg(uint32_t o, uint32_t v) override { return inner_->WriteReg(o, v); }
-  Result<uint32_t> ReadReg(uint32_t o) override { return inner_->ReadReg(o); }
   Result<lab::Capture> Run(const lab::RunPlan& plan) override {
     if (!run_error.ok()) return run_error;
-    return inner_->Run(plan);
+    return SimBoardWrapper::Run(plan);
   }
 
   Status run_error;
   uint64_t read_back_skew_hz = 0;
-
- private:
-  std::unique_ptr<lab::SimBoard> inner_;
 };
 
 class ExecuteTest : public ::testing::Test {

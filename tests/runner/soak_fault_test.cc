@@ -12,6 +12,7 @@
 
 #include "db/database.h"
 #include "lab/board.h"
+#include "lab/board_wrapper.h"
 #include "runner/soak.h"
 #include "tests/runner/soak_test_support.h"
 
@@ -24,29 +25,18 @@ using soak_testing::kTinySpec;
 using soak_testing::RunLab;
 
 // A board that dies (as a board child would) in its next `failures` runs, then works.
-class DyingBoard : public lab::Board {
+class DyingBoard : public lab::BoardWrapper {
  public:
-  DyingBoard(lab::Board* inner, int* failures) : inner_(inner), failures_(failures) {}
-  Result<lab::BoardIdentity> Identify() override { return inner_->Identify(); }
-  Result<lab::DeployReceipt> Deploy(const lab::DeployRequest& r) override {
-    return inner_->Deploy(r);
-  }
-  Result<uint64_t> SetClock(lab::ClockDomain d, uint64_t hz) override {
-    return inner_->SetClock(d, hz);
-  }
-  Result<uint64_t> ReadClock(lab::ClockDomain d) override { return inner_->ReadClock(d); }
-  Status WriteReg(uint32_t o, uint32_t v) override { return inner_->WriteReg(o, v); }
-  Result<uint32_t> ReadReg(uint32_t o) override { return inner_->ReadReg(o); }
+  DyingBoard(lab::Board* inner, int* failures) : BoardWrapper(inner), failures_(failures) {}
   Result<lab::Capture> Run(const lab::RunPlan& plan) override {
     if (*failures_ > 0) {
       --*failures_;
       return lab::BoardDiedError("TEST: injected board death");
     }
-    return inner_->Run(plan);
+    return BoardWrapper::Run(plan);
   }
 
  private:
-  lab::Board* inner_;
   int* failures_;
 };
 
