@@ -11,6 +11,7 @@
 #include "oracle/config_message.h"
 #include "oracle/features.h"
 #include "oracle/reconstruct.h"
+#include "tests/rtl/rtl_checks.h"
 #include "tests/rtl/rtl_run.h"
 #include "tests/rtl/rtl_test_util.h"
 
@@ -80,11 +81,8 @@ TEST_P(SeqAddrRtlTest, RtlBytesEqualReferenceBytesAndDecodeExactly) {
       opt.encoder = c.encoder;
       opt.seed = 11;
       opt.sink_period = c.sink_period;
-      const RtlRunResult r = RunThroughImage("ntrace-full", run.beats, opt);
-      ASSERT_TRUE(r.drained);
-      EXPECT_EQ(r.failure, "");
-      ASSERT_EQ(r.overflow_episodes, 0u) << "the run dropped: not a drop-free run";
-      EXPECT_EQ(FirstMessageDifference(r.rtl_bytes, r.reference_bytes), "");
+      RtlRunResult r;
+      ASSERT_NO_FATAL_FAILURE(RunDropFree("ntrace-full", run.beats, opt, &r));
       EXPECT_EQ(r.rtl_bytes, r.reference_bytes);
       EXPECT_EQ(DecodeCheck(r.rtl_bytes, *image, f, run.pcs), "");
       if (f.config_message) {
@@ -123,19 +121,9 @@ TEST(SeqAddrRtlTest, EveryFeatureUnderLossLeavesNoStateBehind) {
       opt.max_stall = 0;
       opt.sink_accept = 0.05;
       opt.seed = 3;
-      const RtlRunResult r = RunThroughImage("ntrace-full", run.beats, opt);
-      ASSERT_TRUE(r.drained);
-      EXPECT_EQ(r.failure, "");
-      ASSERT_GT(r.overflow_episodes, 0u) << "backpressure was not heavy enough to drop";
-      oracle::DecodeOptions dopt;
-      oracle::Reconstructor::ApplyFeatures(opt.encoder.features, &dopt.reconstruct);
-      oracle::CollectingSink sink;
-      oracle::DecodeStream(r.rtl_bytes, *image, dopt, &sink);
-      for (const oracle::Marker& m : sink.markers_) {
-        EXPECT_NE(m.kind, oracle::Marker::Kind::kDecodeError) << m.reason;
-      }
-      EXPECT_GT(sink.pcs_.size(), 100u);
-      EXPECT_EQ(CheckSegmentsAreContiguousRuns(run.pcs, sink.pcs_, sink.markers_), "");
+      RtlRunResult r;
+      ASSERT_NO_FATAL_FAILURE(RunWithLoss("ntrace-full", run.beats, opt, &r));
+      ExpectSegmentsAreIssRuns(r.rtl_bytes, *image, opt.encoder.features, run.pcs);
     }
   }
 }

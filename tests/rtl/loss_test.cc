@@ -9,6 +9,7 @@
 #include "oracle/ntrace_message.h"
 #include "oracle/reconstruct.h"
 #include "tests/rtl/image_harness.h"
+#include "tests/rtl/rtl_checks.h"
 #include "tests/rtl/rtl_run.h"
 #include "tests/rtl/rtl_test_util.h"
 
@@ -43,10 +44,8 @@ TEST_P(LossTest, HeavyBackpressureAnnouncesEveryLoss) {
   opt.max_stall = 1;
   opt.sink_accept = 0.15;
   opt.seed = 11;
-  const RtlRunResult r = RunThroughImage("ntrace-shallow", run.beats, opt);
-  ASSERT_TRUE(r.drained);
-  EXPECT_EQ(r.failure, "");
-  ASSERT_GT(r.overflow_episodes, 0u) << "backpressure was not heavy enough to drop";
+  RtlRunResult r;
+  ASSERT_NO_FATAL_FAILURE(RunWithLoss("ntrace-shallow", run.beats, opt, &r));
   EXPECT_GE(r.records_dropped, r.overflow_episodes);
   EXPECT_EQ(r.control & (1u << 12), 1u << 12) << "trTeInstStallOrOverflow";
   EXPECT_EQ(r.byte_count, r.rtl_bytes.size());

@@ -11,6 +11,7 @@
 
 #include "oracle/features.h"
 #include "oracle/reconstruct.h"
+#include "tests/rtl/rtl_checks.h"
 #include "tests/rtl/rtl_run.h"
 #include "tests/rtl/rtl_test_util.h"
 
@@ -47,30 +48,19 @@ TEST_P(RepeatLossTest, SpinUnderLossDecodesInRunsAndIsSmaller) {
   opt.seed = 3;
   RtlRunOptions off_opt = opt;
   opt.encoder.features = f;
-  const RtlRunResult r = RunThroughImage("ntrace-full", run.beats, opt);
+  RtlRunResult r;
+  ASSERT_NO_FATAL_FAILURE(RunWithLoss("ntrace-full", run.beats, opt, &r));
   const RtlRunResult off = RunThroughImage("ntrace-full", run.beats, off_opt);
-  ASSERT_TRUE(r.drained);
-  EXPECT_EQ(r.failure, "");
-  ASSERT_GT(r.overflow_episodes, 0u) << "backpressure was not heavy enough to drop";
   ASSERT_GT(off.overflow_episodes, 0u);
-  oracle::DecodeOptions dopt;
-  dopt.reconstruct.repeated_history = f.repeated_history;
-  dopt.reconstruct.repeat_branch = f.repeat_branch;
-  oracle::CollectingSink sink;
-  oracle::DecodeStream(r.rtl_bytes, *image, dopt, &sink);
-  for (const oracle::Marker& m : sink.markers_) {
-    EXPECT_NE(m.kind, oracle::Marker::Kind::kDecodeError) << m.reason;
-  }
-  EXPECT_GT(sink.pcs_.size(), 100u);
-  EXPECT_EQ(CheckSegmentsAreContiguousRuns(run.pcs, sink.pcs_, sink.markers_), "");
+  const size_t decoded = ExpectSegmentsAreIssRuns(r.rtl_bytes, *image, f, run.pcs);
   // Under a saturated sink both streams are as long as the sink allowed; the feature shows as
   // fewer bytes per instruction the decoder recovers.
   oracle::CollectingSink off_sink;
   oracle::DecodeStream(off.rtl_bytes, *image, oracle::DecodeOptions{}, &off_sink);
   ASSERT_GT(off_sink.pcs_.size(), 0u);
-  const double with_bpi = static_cast<double>(r.rtl_bytes.size()) / sink.pcs_.size();
+  const double with_bpi = static_cast<double>(r.rtl_bytes.size()) / decoded;
   const double off_bpi = static_cast<double>(off.rtl_bytes.size()) / off_sink.pcs_.size();
-  EXPECT_LT(with_bpi, off_bpi) << r.rtl_bytes.size() << " bytes for " << sink.pcs_.size()
+  EXPECT_LT(with_bpi, off_bpi) << r.rtl_bytes.size() << " bytes for " << decoded
                                << " instructions, features off " << off.rtl_bytes.size()
                                << " for " << off_sink.pcs_.size();
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "oracle/reconstruct.h"
+#include "tests/rtl/rtl_checks.h"
 #include "tests/rtl/rtl_run.h"
 #include "tests/rtl/rtl_test_util.h"
 
@@ -53,11 +54,8 @@ TEST_P(WorkloadTest, DropFreeRunGivesReferenceBytesAndIssPcs) {
     opt.encoder = c.encoder;
     opt.seed = 7;
     opt.sink_period = c.sink_period;
-    const RtlRunResult r = RunThroughImage("ntrace-slim", run.beats, opt);
-    ASSERT_TRUE(r.drained);
-    EXPECT_EQ(r.failure, "");
-    ASSERT_EQ(r.overflow_episodes, 0u) << "the run dropped: not a drop-free run";
-    EXPECT_EQ(FirstMessageDifference(r.rtl_bytes, r.reference_bytes), "");
+    RtlRunResult r;
+    ASSERT_NO_FATAL_FAILURE(RunDropFree("ntrace-slim", run.beats, opt, &r));
     EXPECT_EQ(r.byte_count, r.rtl_bytes.size());
     EXPECT_EQ(r.control & reg::kEmpty, reg::kEmpty) << "trTeEmpty after the drain";
 
