@@ -109,21 +109,7 @@ TEST(SeqAddrRtlTest, EveryFeatureUnderLossLeavesNoStateBehind) {
       const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/" + workload + ".elf";
       Result<oracle::ProgramImage> image = oracle::ProgramImage::Load(path);
       if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
-      oracle::IssOptions iss;
-      iss.max_instructions = 30'000;
-      iss.interrupt_every = 499;
-      const IssRun run = RunIss(*image, iss);
-      RtlRunOptions opt;
-      opt.encoder.mode = mode;
-      opt.encoder.sync_mode = 3;
-      opt.encoder.sync_max = 0;
-      opt.encoder.features = Only(kEveryFeature);
-      opt.max_stall = 0;
-      opt.sink_accept = 0.05;
-      opt.seed = 3;
-      RtlRunResult r;
-      ASSERT_NO_FATAL_FAILURE(RunWithLoss("ntrace-full", run.beats, opt, &r));
-      ExpectSegmentsAreIssRuns(r.rtl_bytes, *image, opt.encoder.features, run.pcs);
+      ASSERT_NO_FATAL_FAILURE(ExpectFeaturesSurviveLoss(*image, mode, Only(kEveryFeature), 30'000));
     }
   }
 }

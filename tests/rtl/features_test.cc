@@ -151,27 +151,15 @@ TEST(FullProfileTest, FeaturesOffIsByteIdenticalToSlim) {
 // decode error, and the standing assertions (stack empty at the trace-off correlation, clean
 // state at every recovery sync) hold.
 TEST(FullProfileTest, ImplicitReturnUnderLossLeavesNoStateBehind) {
+  oracle::FeatureSet ir;
+  ir.implicit_return_depth = kFullDepth;
   for (const char* workload : {"calls", "sort"}) {
     for (TraceMode mode : {TraceMode::kHtm, TraceMode::kBtm}) {
       SCOPED_TRACE(std::string(workload) + (mode == TraceMode::kHtm ? " htm" : " btm"));
       const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/" + workload + ".elf";
       Result<oracle::ProgramImage> image = oracle::ProgramImage::Load(path);
       if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
-      oracle::IssOptions iss;
-      iss.max_instructions = 40'000;
-      iss.interrupt_every = 499;
-      const IssRun run = RunIss(*image, iss);
-      RtlRunOptions opt;
-      opt.encoder.mode = mode;
-      opt.encoder.sync_mode = 3;  // a sync every 16 half-words: enough messages to drop
-      opt.encoder.sync_max = 0;
-      opt.encoder.features.implicit_return_depth = kFullDepth;
-      opt.max_stall = 0;
-      opt.sink_accept = 0.05;
-      opt.seed = 3;
-      RtlRunResult r;
-      ASSERT_NO_FATAL_FAILURE(RunWithLoss("ntrace-full", run.beats, opt, &r));
-      ExpectSegmentsAreIssRuns(r.rtl_bytes, *image, opt.encoder.features, run.pcs);
+      ASSERT_NO_FATAL_FAILURE(ExpectFeaturesSurviveLoss(*image, mode, ir, 40'000));
     }
   }
 }

@@ -59,4 +59,27 @@ inline size_t ExpectSegmentsAreIssRuns(const std::vector<uint8_t>& bytes,
   return sink.pcs_.size();
 }
 
+/// `image` (`max_instructions` on the ISS, an interrupt every 499) with `features` on ntrace-full
+/// in `mode`, a sync every 16 half-words, under a sink that takes 5% of its edges: the run drops
+/// (RunWithLoss) and every decoded segment is a run of the ISS's PCs (ExpectSegmentsAreIssRuns).
+inline void ExpectFeaturesSurviveLoss(const oracle::ProgramImage& image, oracle::TraceMode mode,
+                                      const oracle::FeatureSet& features,
+                                      uint64_t max_instructions) {
+  oracle::IssOptions iss;
+  iss.max_instructions = max_instructions;
+  iss.interrupt_every = 499;
+  const IssRun run = RunIss(image, iss);
+  RtlRunOptions opt;
+  opt.encoder.mode = mode;
+  opt.encoder.sync_mode = 3;  // a sync every 16 half-words: enough messages to drop
+  opt.encoder.sync_max = 0;
+  opt.encoder.features = features;
+  opt.max_stall = 0;
+  opt.sink_accept = 0.05;
+  opt.seed = 3;
+  RtlRunResult r;
+  ASSERT_NO_FATAL_FAILURE(RunWithLoss("ntrace-full", run.beats, opt, &r));
+  ExpectSegmentsAreIssRuns(r.rtl_bytes, image, features, run.pcs);
+}
+
 }  // namespace ctte::rtl_test
