@@ -67,15 +67,6 @@ bool Reconstructor::AddressFits(const Message& msg, Field f) {
   return false;
 }
 
-void Reconstructor::RasPush(uint64_t link) {
-  if (ras_n_ == ras_cap_) {  // full: the oldest entry is evicted (section 11.1)
-    for (uint32_t i = 1; i < ras_cap_; ++i) ras_[i - 1] = ras_[i];
-    --ras_n_;
-    if (stale_n_ > 0) --stale_n_;
-  }
-  ras_[ras_n_++] = link + (Corrupting() ? 2 : 0);
-}
-
 Reconstructor::~Reconstructor() = default;
 
 void Reconstructor::Flush() {
@@ -90,11 +81,6 @@ void Reconstructor::Mark(Marker m) {
   Flush();
   m.pc_index = pcs_total_;
   sink_->OnMarker(m);
-}
-
-uint64_t Reconstructor::ShortRepeat() const {
-  const uint64_t k = options_.test_short_repeats_after_anchor;
-  return k != 0 && anchors_ >= k ? 1 : 0;
 }
 
 void Reconstructor::Lose() {
@@ -129,20 +115,6 @@ void Reconstructor::OnCorruption(uint64_t offset, const std::string& reason) {
   m.reason = reason;
   Mark(std::move(m));
   Lose();
-}
-
-bool Reconstructor::AddHist(uint64_t hist, uint32_t repeat, const Message& msg) {
-  if (hist == 0) {
-    Fail(msg, "HIST 0 has no stop bit");
-    return false;
-  }
-  if (hist_.size() >= (1u << 20)) {
-    Fail(msg, "more than 2^20 HIST segments before one I-CNT");
-    return false;
-  }
-  const int n = 63 - std::countl_zero(hist);
-  if (n > 0) hist_.push_back({hist & ~(1ULL << n), static_cast<uint8_t>(n), repeat});
-  return true;
 }
 
 bool Reconstructor::HtmWalk(const Message& msg) {

@@ -1,5 +1,8 @@
 // The decoder side of the optional features that need more than a line in the walk
-// (docs/encoder-behaviour.md sections 11.7-11.9). Implicit return lives in reconstruct.cc.
+// (docs/encoder-behaviour.md sections 11.1-11.9): the return stack's push, the repeat counts' HIST
+// segments, sequential jump; the walk in reconstruct.cc calls them.
+#include <bit>
+
 #include "oracle/reconstruct.h"
 #include "oracle/seq_jump.h"
 
@@ -18,6 +21,34 @@ void Reconstructor::Configure(const FeatureSet& features) {
   ras_cap_ = options_.implicit_return_depth < 32 ? options_.implicit_return_depth : 32;
   ras_n_ = stale_n_ = 0;
   ForgetPrevious();
+}
+
+void Reconstructor::RasPush(uint64_t link) {
+  if (ras_n_ == ras_cap_) {  // full: the oldest entry is evicted (section 11.1)
+    for (uint32_t i = 1; i < ras_cap_; ++i) ras_[i - 1] = ras_[i];
+    --ras_n_;
+    if (stale_n_ > 0) --stale_n_;
+  }
+  ras_[ras_n_++] = link + (Corrupting() ? 2 : 0);
+}
+
+uint64_t Reconstructor::ShortRepeat() const {
+  const uint64_t k = options_.test_short_repeats_after_anchor;
+  return k != 0 && anchors_ >= k ? 1 : 0;
+}
+
+bool Reconstructor::AddHist(uint64_t hist, uint32_t repeat, const Message& msg) {
+  if (hist == 0) {
+    Fail(msg, "HIST 0 has no stop bit");
+    return false;
+  }
+  if (hist_.size() >= (1u << 20)) {
+    Fail(msg, "more than 2^20 HIST segments before one I-CNT");
+    return false;
+  }
+  const int n = 63 - std::countl_zero(hist);
+  if (n > 0) hist_.push_back({hist & ~(1ULL << n), static_cast<uint8_t>(n), repeat});
+  return true;
 }
 
 // The jalr at `pc` was just walked (it is buf_'s last entry); the instruction walked before it

@@ -11,13 +11,17 @@
 // ProgTraceCorrelation (preceded by Error during a loss) and waits for queue room.
 //
 // How: one always_comb block computes the next state and the records from the current state,
-// the configuration and the beat; everything is registered on the fabric clock. trTeActive=0
-// holds the front end in reset. The window is open in a cycle when its condition holds and no
-// close is waiting; a beat is traced only in such a cycle.
+// the configuration and the beat (pieces of its steps are functions in ctte_beat_pkg and
+// ctte_return_stack_pkg); everything is registered on the fabric clock. The standing
+// assertions are ctte_frontend_checks. trTeActive=0 holds the front end in reset. The window
+// is open in a cycle when its condition holds and no close is waiting; a beat is traced only in
+// such a cycle.
 module ctte_frontend
   import ctte_pkg::*;
   import ctte_regmap_pkg::*;
   import ctte_feature_pkg::*;
+  import ctte_beat_pkg::*;
+  import ctte_return_stack_pkg::*;
 #(
   parameter int unsigned QFreeBits = 5,
   parameter int unsigned RasDepth = 0,         // implicit-return stack depth (0 = not compiled)
@@ -65,7 +69,6 @@ module ctte_frontend
   output logic                 st_close_waiting
 );
 
-  localparam logic [IcntBits-1:0] IcntMax = {IcntBits{1'b1}};
   // Addresses are Xlen bits: the link (return-stack entry) wraps as the core's PC does.
   localparam logic [63:0] AddrMask = Xlen >= 64 ? {64{1'b1}} : ((64'd1 << Xlen) - 64'd1);
 
@@ -82,7 +85,6 @@ module ctte_frontend
   logic                close_pend_q, close_pend_d;
   logic                htm_q, htm_d;          // mode latched when the window opened
   // Implicit return (docs/encoder-behaviour.md section 11.1): the stack, oldest entry at 0.
-  localparam int unsigned RasSlots = 32;
   logic [63:0]         ras_q [RasSlots];
   logic [63:0]         ras_d [RasSlots];
   logic [5:0]          ras_n_q, ras_n_d;
@@ -116,19 +118,11 @@ module ctte_frontend
     assign junk_q = '0;
   end
 
-  // A retiring beat whose target the decoder cannot infer (owes an indirect message).
-  function automatic logic is_uninferable_retiring(logic [3:0] t);
-    return t inside {ItypeTrapReturn, ItypeUninferableJump, ItypeIndirectCall, ItypeIndirectJump,
-                     ItypeCoroutineSwap, ItypeReturn, ItypeOtherIndirectLink};
-  endfunction
-
   rec_t r [3];
   logic [1:0] n;
   logic closing, open_eff, beat;
 
   always_comb begin
-    logic [IcntBits:0]   icnt_sum;
-    logic [HistBits-1:0] hist_sh;
     logic                due, synced, first, fits;
     logic [1:0]          nonsync;
     logic [IcntBits-1:0] icnt_w;
@@ -201,25 +195,16 @@ module ctte_frontend
     due = 1'b0;
     first = 1'b0;
     fits = 1'b0;
-    icnt_sum = '0;
-    hist_sh = '0;
     period_shift = {2'b0, cfg_sync_max} + 6'd4;
     period = 33'd1 << period_shift;
     htm = open_q ? htm_q : (cfg_mode == InstModeHtm);
 
     if (closing) begin
       // Section 5: the close's records wait for room; no beat is traced meanwhile.
-      if (lost_q) begin
-        r[0] = mk_error();
-        r[1] = mk_correlation(htm_q, '0, HistEmpty);
-        n = 2'd2;
+      if (Mutant == MutantFlushClobber && !cfg_enable && !lost_q) begin
+        mk_close_records(1'b0, htm_q, '0, HistEmpty, r, n);  // a stop loses the pending I-CNT/HIST
       end else begin
-        if (Mutant == MutantFlushClobber && !cfg_enable) begin
-          r[0] = mk_correlation(htm_q, '0, HistEmpty);  // a stop loses the pending I-CNT/HIST
-        end else begin
-          r[0] = mk_correlation(htm_q, icnt_q, hist_q);
-        end
-        n = 2'd1;
+        mk_close_records(lost_q, htm_q, icnt_q, hist_q, r, n);
       end
       if ({{(QFreeBits - 2){1'b0}}, n} <= q_free) begin
         close_pend_d = 1'b0;
@@ -291,16 +276,11 @@ module ctte_frontend
           end else begin
             due = (cfg_sync_mode != SyncModeOff) && ({1'b0, syncctr_w} >= period);
             if (due) begin
-              if (htm) begin
-                r[nrec] = mk_indirect_branch_hist_sync(SyncPeriodic,
-                                                       pend_w ? pbtype_w : BtypeJump, icnt_w,
-                                                       {1'b0, in_iaddr[63:1]}, hist_w);
-              end else begin
-                // MutantSyncIcnt: BTM with half-word periodic sync: the sync's I-CNT is one more.
-                r[nrec] = mk_indirect_branch_sync(SyncPeriodic, pend_w ? pbtype_w : BtypeJump,
-                    icnt_w + ((Mutant == MutantSyncIcnt && cfg_sync_mode == SyncModeHalfwords) ?
-                              IcntBits'(1) : IcntBits'(0)), {1'b0, in_iaddr[63:1]});
-              end
+              // MutantSyncIcnt: BTM with half-word periodic sync: the sync's I-CNT is one more.
+              r[nrec] = mk_periodic_sync(htm, pend_w ? pbtype_w : BtypeJump,
+                  icnt_w + ((Mutant == MutantSyncIcnt && !htm &&
+                             cfg_sync_mode == SyncModeHalfwords) ? IcntBits'(1) : IcntBits'(0)),
+                  {1'b0, in_iaddr[63:1]}, hist_w);
               nbeat = 2'd1;
               icnt_w = '0;
               hist_w = HistEmpty;
@@ -314,15 +294,10 @@ module ctte_frontend
               predv_w = 1'b0;
             end else if (pend_w) begin
               uaddr = fa_on ? {1'b0, in_iaddr[63:1]} : {1'b0, ref_w[63:1] ^ in_iaddr[63:1]};
-              if (htm) begin
-                r[nrec] = mk_indirect_branch_hist(pbtype_w, icnt_w, uaddr, hist_w);
-              end else begin
-                r[nrec] = mk_indirect_branch(
-                    pbtype_w,
-                    icnt_w + ((Mutant == MutantTrapIcnt && pbtype_w == BtypeInterrupt) ?
-                              IcntBits'(1) : IcntBits'(0)),
-                    uaddr);
-              end
+              // MutantTrapIcnt: BTM: an interrupt's message has I-CNT one more.
+              r[nrec] = mk_owed_indirect(htm, pbtype_w,
+                  icnt_w + ((Mutant == MutantTrapIcnt && !htm && pbtype_w == BtypeInterrupt) ?
+                            IcntBits'(1) : IcntBits'(0)), uaddr, hist_w);
               nbeat = 2'd1;
               nonsync = 2'd1;
               icnt_w = '0;
@@ -344,56 +319,14 @@ module ctte_frontend
             pbtype_w = (in_itype == ItypeException) ? BtypeException : BtypeInterrupt;
             predv_w = 1'b0;
           end else begin
-            icnt_sum = {1'b0, icnt_w} + {{(IcntBits - 7){1'b0}}, in_iretire};
-            if (icnt_sum > {1'b0, IcntMax}) begin
-              r[nrec + nbeat] = mk_resource_full(RcodeIcntFull, icnt64(icnt_w));
-              nbeat = nbeat + 2'd1;
-              nonsync = nonsync + 2'd1;
-              icnt_w = '0;
-            end
-            icnt_w = icnt_w + {{(IcntBits - 8){1'b0}}, in_iretire};
-            if (in_itype == ItypeNotTakenBranch || in_itype == ItypeTakenBranch) begin
-              if (htm) begin
-                hist_sh = {hist_w[HistBits-2:0], in_itype == ItypeTakenBranch};
-                if (hist_sh[HistBits-1]) begin
-                  r[nrec + nbeat] = mk_resource_full(RcodeHistFull, hist64(hist_sh));
-                  nbeat = nbeat + 2'd1;
-                  nonsync = nonsync + 2'd1;
-                  hist_w = HistEmpty;
-                end else begin
-                  hist_w = hist_sh;
-                end
-              end else if (in_itype == ItypeTakenBranch) begin
-                r[nrec + nbeat] = mk_direct_branch(icnt_w);
-                nbeat = nbeat + 2'd1;
-                nonsync = nonsync + 2'd1;
-                icnt_w = '0;
-              end
-            end
+            count_beat(in_itype, in_iretire, htm, nrec, r, nbeat, nonsync, icnt_w, hist_w);
             if (is_uninferable_retiring(in_itype) && !seq) begin
               pend_w = 1'b1;
               pbtype_w = BtypeJump;
               predv_w = 1'b0;
             end
-            // Implicit return (section 11.1): pop (return, swap), then push (calls, swap); a
-            // push onto a full stack evicts the oldest entry.
-            if (ir_on) begin
-              if ((in_itype == ItypeReturn || in_itype == ItypeCoroutineSwap) &&
-                  ras_n_w != 6'd0) begin
-                ras_n_w = ras_n_w - 6'd1;
-                pred_w = ras_w[ras_n_w[4:0]];
-                predv_w = 1'b1;
-              end
-              if (in_itype == ItypeIndirectCall || in_itype == ItypeDirectCall ||
-                  in_itype == ItypeCoroutineSwap) begin
-                if (ras_n_w == 6'(RasDepth)) begin
-                  for (int i = 1; i < RasSlots; i++) ras_w[i - 1] = ras_w[i];
-                  ras_n_w = ras_n_w - 6'd1;
-                end
-                ras_w[ras_n_w[4:0]] = link;
-                ras_n_w = ras_n_w + 6'd1;
-              end
-            end
+            // Implicit return (section 11.1): pop, then push (ctte_return_stack_pkg).
+            if (ir_on) ras_pop_push(in_itype, 6'(RasDepth), link, ras_w, ras_n_w, predv_w, pred_w);
           end
           if (seq) predv_w = 1'b0;  // no pend for the popped prediction to confirm
           // Step 4: periodic sync counter.
@@ -502,59 +435,10 @@ module ctte_frontend
   // The stack entries need no reset: ras_n_q says how many are valid.
   always_ff @(posedge clk) ras_q <= ras_d;
 
-  // ---- standing assertions ----
-  // No ordinary message while paused: outside an open window only Error and the closing
-  // ProgTraceCorrelation may be queued.
-  always_ff @(posedge clk) begin
-    if (rst_n && cfg_active && n != 2'd0 && !open_eff) begin
-      assert (r[0].fixed[5:0] == TcError || r[0].fixed[5:0] == TcProgTraceCorrelation)
-        else $error("ordinary message queued while the window is closed (tcode %0d)",
-                    r[0].fixed[5:0]);
-      assert (n < 2'd2 || r[1].fixed[5:0] == TcProgTraceCorrelation)
-        else $error("ordinary message queued while the window is closed (tcode %0d)",
-                    r[1].fixed[5:0]);
-    end
-  end
-
-  // A recovery sync (SYNC=7) carries I-CNT 0 and directly follows an Error.
-  always_ff @(posedge clk) begin
-    if (rst_n && n >= 2'd2 && r[1].fixed[5:0] == TcProgTraceSync &&
-        r[1].fixed[9:6] == SyncFifoOverrun) begin
-      assert (r[1].v0 == 64'd0) else $error("recovery sync with I-CNT %0d", r[1].v0);
-      assert (r[0].fixed[5:0] == TcError) else $error("recovery sync not preceded by Error");
-    end
-  end
-
-  // No implicit-return state survives the trace-off correlation: when the closing records are
-  // queued, the stack and the prediction are empty from the next cycle.
-  always_ff @(posedge clk) begin
-    if (rst_n && cfg_active && closing && n != 2'd0) begin
-      assert (ras_n_d == 6'd0 && !predv_d)
-        else $error("return stack not empty (%0d entries) at the trace-off correlation", ras_n_d);
-    end
-  end
-
-  // A recovery sync (SYNC=7) starts from clean state: nothing of the compression state (I-CNT,
-  // owed message, return stack, prediction, HIST) survived the loss episode. HIST is left out
-  // for MutantStaleHist only, whose purpose is to show that the judges catch a surviving HIST.
-  always_ff @(posedge clk) begin
-    if (rst_n && lost_q && n >= 2'd2 && r[1].fixed[5:0] == TcProgTraceSync &&
-        r[1].fixed[9:6] == SyncFifoOverrun) begin
-      assert (icnt_q == '0 && !pend_q && ras_n_q == 6'd0 && !predv_q)
-        else $error("compression state survives the recovery sync");
-      assert (Mutant == MutantStaleHist || hist_q == HistEmpty)
-        else $error("HIST survives the recovery sync");
-    end
-  end
-
-  // Sequential jump (section 11.7): no setter survives the trace-off correlation or a loss.
-  always_ff @(posedge clk) begin
-    if (rst_n && cfg_active && closing && n != 2'd0) begin
-      assert (sj_rd_d == 5'd0) else $error("sequential-jump state at the trace-off correlation");
-    end
-    if (rst_n && lost_q && n >= 2'd2 && r[1].fixed[5:0] == TcProgTraceSync) begin
-      assert (sj_rd_q == 5'd0) else $error("sequential-jump state survives the recovery sync");
-    end
-  end
+  // ---- standing assertions (ctte_frontend_checks) ----
+  ctte_frontend_checks #(.Mutant(Mutant)) u_checks (
+    .clk, .rst_n, .cfg_active, .open_eff, .closing, .lost_q, .n, .rec0_tcode(r[0].fixed[5:0]),
+    .rec1_fixed(r[1].fixed[9:0]), .rec1_v0(r[1].v0),
+    .icnt_q, .hist_q, .pend_q, .ras_n_q, .ras_n_d, .predv_q, .predv_d, .sj_rd_q, .sj_rd_d);
 
 endmodule

@@ -154,4 +154,20 @@ package ctte_pkg;
     return mk_rec({2'd0, 4'd4, TcProgTraceCorrelation}, 4'd12, 2'd1, icnt64(icnt), 64'd0, 64'd0);
   endfunction
 
+  // The records closing a window (section 5): the ProgTraceCorrelation, preceded by Error during
+  // a loss (its I-CNT and HIST then empty); n is their count.
+  function automatic void mk_close_records(input logic lost, input logic htm,
+                                           input logic [IcntBits-1:0] icnt,
+                                           input logic [HistBits-1:0] hist,
+                                           inout rec_t r [3], output logic [1:0] n);
+    if (lost) begin
+      r[0] = mk_error();
+      r[1] = mk_correlation(htm, '0, HistEmpty);
+      n = 2'd2;
+    end else begin
+      r[0] = mk_correlation(htm, icnt, hist);
+      n = 2'd1;
+    end
+  endfunction
+
 endpackage
