@@ -15,16 +15,6 @@ using oracle::Judgement;
 using oracle::Outcome;
 using oracle::VerdictCode;
 
-bool HaveFull(std::string* why) {
-  if (!HaveImagesAndWorkloads(why)) return false;
-  if (!std::filesystem::exists(kImageDir + "/ntrace-full.manifest.json") ||
-      !std::filesystem::exists(kWorkloadDir + "/farcalls.elf")) {
-    *why = "no ntrace-full image or farcalls workload (build ctte_images ctte_workloads)";
-    return false;
-  }
-  return true;
-}
-
 oracle::Observed ObserveWith(const CapturedRun& r, uint32_t corrupt_after_anchor) {
   oracle::Observed o = r.Observe();
   const oracle::FeatureSet& f = r.run.expected.features;

@@ -37,6 +37,17 @@ inline bool HaveImagesAndWorkloads(std::string* why) {
   return true;
 }
 
+// The ntrace-full image and the farcalls workload besides (the feature judges' tests).
+inline bool HaveFull(std::string* why) {
+  if (!HaveImagesAndWorkloads(why)) return false;
+  if (!std::filesystem::exists(kImageDir + "/ntrace-full.manifest.json") ||
+      !std::filesystem::exists(kWorkloadDir + "/farcalls.elf")) {
+    *why = "no ntrace-full image or farcalls workload (build ctte_images ctte_workloads)";
+    return false;
+  }
+  return true;
+}
+
 inline runner::ExecuteOptions TestOptions(uint64_t max_instructions) {
   runner::ExecuteOptions o;
   o.image_dir = kImageDir;

@@ -48,16 +48,6 @@ struct RecoveryCase {
 };
 void PrintTo(const RecoveryCase& c, std::ostream* os) { *os << c.name; }
 
-bool HaveFull(std::string* why) {
-  if (!HaveImagesAndWorkloads(why)) return false;
-  if (!std::filesystem::exists(kImageDir + "/ntrace-full.manifest.json") ||
-      !std::filesystem::exists(kWorkloadDir + "/farcalls.elf")) {
-    *why = "no ntrace-full image or farcalls workload (build ctte_images ctte_workloads)";
-    return false;
-  }
-  return true;
-}
-
 runner::RunConfig Config(const RecoveryCase& rc) {
   runner::RunConfig c = BaseConfig("ntrace-full", rc.workload);
   c.mode = rc.mode;
