@@ -5,9 +5,10 @@
 //  1. Load the workload ELF and start the ISS with the plan's interrupt schedule.
 //  2. Create a fresh model (plan.model_seed), reset it, open the FST file if asked.
 //  3. trTeControl := Active, then Active|Enable|mode|sync (InstTracing per the first edge).
-//  4. For each ISS beat k: apply the window edges due before beat k (one register write each,
-//     with the ingress idle), then idle cycles drawn from the stall pattern, then one fabric
-//     cycle with the beat on the ingress.
+//  4. For each ISS beat k (taken kIssBlock at a time, Iss::StepMany): apply the window edges
+//     due before beat k (one register write each, with the ingress idle), then idle cycles drawn
+//     from the stall pattern (none drawn at IPC 1), then one fabric cycle with the beat on the
+//     ingress.
 //  5. After the last beat, apply the remaining edges; with stop_at_end write trTeEnable=0.
 //  6. Clock until trTeEmpty=1 or the drain budget (sink cycles) is spent; read the counters.
 #include "lab/sim/sim_board.h"
