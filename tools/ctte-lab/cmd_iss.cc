@@ -43,13 +43,18 @@ const char* StopName(oracle::StopReason r) {
 }
 
 int RunIss(const IssFlags& f) {
-  Result<oracle::ProgramImage> image = oracle::ProgramImage::Load(f.elf);
-  if (!image.ok()) {
-    std::fprintf(stderr, "ctte-lab iss: %s\n", image.status().ToString().c_str());
+  // --pcs -: the PCs own standard output; the summary goes to stderr, --json is refused.
+  const bool pcs_to_stdout = OutputFileWriter::IsStdout(f.pcs_path);
+  if (pcs_to_stdout && f.json) {
+    std::fprintf(stderr,
+                 "ctte-lab iss: --pcs - writes the PCs to standard output, where --json prints "
+                 "too; give --pcs a file name, or drop --json\n");
     return kExitUsage;
   }
+  FILE* const out = pcs_to_stdout ? stderr : stdout;
   // --pcs through base/output.h: refused before the run (FIFO, symlink, device, missing
-  // parent), streamed in chunks into a temporary file renamed over the target at the end.
+  // parent), streamed in chunks into a temporary file renamed over the target at the end, or
+  // to fd 1 for "-". Opened before the ELF, so a closed fd 1 is found closed, not reused.
   std::unique_ptr<OutputFileWriter> pcs;
   if (!f.pcs_path.empty()) {
     Result<std::unique_ptr<OutputFileWriter>> w = OutputFileWriter::Open(f.pcs_path);
@@ -58,6 +63,11 @@ int RunIss(const IssFlags& f) {
       return kExitUsage;
     }
     pcs = std::move(*w);
+  }
+  Result<oracle::ProgramImage> image = oracle::ProgramImage::Load(f.elf);
+  if (!image.ok()) {
+    std::fprintf(stderr, "ctte-lab iss: %s\n", image.status().ToString().c_str());
+    return kExitUsage;
   }
   oracle::IssOptions opts;
   opts.max_instructions = f.max_instructions;
@@ -76,6 +86,7 @@ int RunIss(const IssFlags& f) {
       if (nbatch == batch.size()) {
         pcs->AppendHexLines(batch.data(), nbatch);
         nbatch = 0;
+        if (pcs->reader_closed()) break;  // `| head` has what it wanted
       }
     }
   }
@@ -85,6 +96,7 @@ int RunIss(const IssFlags& f) {
       std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", s.ToString().c_str());
       return kExitUsage;
     }
+    if (pcs->reader_closed()) return kExitOk;  // a quiet stop (docs/inputs-and-outputs.md)
   }
   const bool exited = iss.stop_reason() == oracle::StopReason::kExited;
   if (f.json) {
@@ -104,22 +116,22 @@ int RunIss(const IssFlags& f) {
     j["itype_counts"] = counts;
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("elf:          %s\n", f.elf.c_str());
-    std::printf("xlen:         %d (%s, from the ELF class)\n", oracle::XlenBits(image->xlen()),
-                oracle::XlenName(image->xlen()));
-    std::printf("stop:         %s\n", StopName(iss.stop_reason()));
-    std::printf("retired:      %" PRIu64 "\n", iss.retired());
-    std::printf("beats:        %" PRIu64 " (%" PRIu64 " trap beats)\n", iss.beats(),
-                iss.beats() - iss.retired());
-    if (exited) std::printf("exit code:    %d\n", iss.exit_code());
+    std::fprintf(out, "elf:          %s\n", f.elf.c_str());
+    std::fprintf(out, "xlen:         %d (%s, from the ELF class)\n",
+                 oracle::XlenBits(image->xlen()), oracle::XlenName(image->xlen()));
+    std::fprintf(out, "stop:         %s\n", StopName(iss.stop_reason()));
+    std::fprintf(out, "retired:      %" PRIu64 "\n", iss.retired());
+    std::fprintf(out, "beats:        %" PRIu64 " (%" PRIu64 " trap beats)\n", iss.beats(),
+                 iss.beats() - iss.retired());
+    if (exited) std::fprintf(out, "exit code:    %d\n", iss.exit_code());
     if (!iss.fatal_message().empty())
-      std::printf("fatal:        %s\n", iss.fatal_message().c_str());
-    std::printf("itype counts:");
+      std::fprintf(out, "fatal:        %s\n", iss.fatal_message().c_str());
+    std::fprintf(out, "itype counts:");
     for (size_t i = 0; i < itypes.size(); ++i) {
-      if (itypes[i] != 0) std::printf(" %zu:%" PRIu64, i, itypes[i]);
+      if (itypes[i] != 0) std::fprintf(out, " %zu:%" PRIu64, i, itypes[i]);
     }
-    std::printf("\nconsole:\n%s", iss.console().c_str());
-    if (!iss.console().empty() && iss.console().back() != '\n') std::printf("\n");
+    std::fprintf(out, "\nconsole:\n%s", iss.console().c_str());
+    if (!iss.console().empty() && iss.console().back() != '\n') std::fprintf(out, "\n");
   }
   if (iss.stop_reason() == oracle::StopReason::kFatal) return kExitUsage;
   return kExitOk;
@@ -141,7 +153,10 @@ const Registrar kRegistrar{Command{
                      "raise the machine software interrupt every N retired instructions")
           ->check(Unsigned())
           ->excludes(at);
-      sub.add_option("--pcs", f->pcs_path, "write one hex PC per retired instruction here");
+      sub.add_option("--pcs", f->pcs_path,
+                     "write one hex PC per retired instruction to this file, or to standard "
+                     "output for '-' (the summary then goes to stderr; --json is refused with "
+                     "it; a reader that closes the pipe early ends the run quietly, exit 0)");
       sub.add_flag("--json", f->json, "print the summary as JSON");
       return [f] { return RunIss(*f); };
     }}};
