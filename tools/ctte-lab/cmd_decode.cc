@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "oracle/reconstruct.h"
 #include "oracle/trace_stats.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/pcs_output.h"
 
 namespace ctte::cli {
 namespace {
@@ -65,25 +67,11 @@ class PrintingReporter : public oracle::MessageReader::Reporter {
 int RunDecode(const DecodeArgs& a) {
   // --pcs -: the PCs own standard output; the statistics go to stderr, and what only prints to
   // standard output (--json, --messages) is refused before anything is read.
-  const bool pcs_to_stdout = OutputFileWriter::IsStdout(a.pcs);
-  if (pcs_to_stdout && (a.json || a.messages)) {
-    std::fprintf(stderr,
-                 "ctte-lab decode: --pcs - writes the PCs to standard output, where %s prints "
-                 "too; give --pcs a file name, or drop %s\n",
-                 a.json ? "--json" : "--messages", a.json ? "--json" : "--messages");
-    return kExitUsage;
-  }
-  FILE* const info = pcs_to_stdout ? stderr : stdout;
-  // Opened before any input file, so a closed fd 1 is found closed (not reused by an open()).
-  std::unique_ptr<OutputFileWriter> pcs;
-  if (!a.pcs.empty()) {
-    Result<std::unique_ptr<OutputFileWriter>> w = OutputFileWriter::Open(a.pcs);
-    if (!w.ok()) {
-      std::fprintf(stderr, "ctte-lab decode: --pcs: %s\n", w.status().ToString().c_str());
-      return kExitUsage;
-    }
-    pcs = std::move(*w);
-  }
+  std::optional<PcsOutput> out =
+      OpenPcsOutput("decode", a.pcs, a.json ? "--json" : a.messages ? "--messages" : nullptr);
+  if (!out) return kExitUsage;
+  FILE* const info = out->info;
+  OutputFileWriter* const pcs = out->writer.get();
   Result<std::vector<uint8_t>> bytes = ReadFileBytes(a.trace);
   if (!bytes.ok()) {
     std::fprintf(stderr, "ctte-lab decode: %s\n", bytes.status().ToString().c_str());
@@ -103,7 +91,7 @@ int RunDecode(const DecodeArgs& a) {
                   m.ToString().c_str());
     }
   }
-  CliSink sink(pcs.get());
+  CliSink sink(pcs);
   oracle::DecodeOptions opt;
   Result<oracle::FeatureSet> features = oracle::ParseFeatures(a.features, "--features");
   if (!features.ok()) {

@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,7 @@
 #include "oracle/program_image.h"
 #include "tools/ctte-lab/command.h"
 #include "tools/ctte-lab/flag_checks.h"
+#include "tools/ctte-lab/pcs_output.h"
 
 namespace ctte::cli {
 namespace {
@@ -43,27 +45,14 @@ const char* StopName(oracle::StopReason r) {
 }
 
 int RunIss(const IssFlags& f) {
-  // --pcs -: the PCs own standard output; the summary goes to stderr, --json is refused.
-  const bool pcs_to_stdout = OutputFileWriter::IsStdout(f.pcs_path);
-  if (pcs_to_stdout && f.json) {
-    std::fprintf(stderr,
-                 "ctte-lab iss: --pcs - writes the PCs to standard output, where --json prints "
-                 "too; give --pcs a file name, or drop --json\n");
-    return kExitUsage;
-  }
-  FILE* const out = pcs_to_stdout ? stderr : stdout;
   // --pcs through base/output.h: refused before the run (FIFO, symlink, device, missing
   // parent), streamed in chunks into a temporary file renamed over the target at the end, or
-  // to fd 1 for "-". Opened before the ELF, so a closed fd 1 is found closed, not reused.
-  std::unique_ptr<OutputFileWriter> pcs;
-  if (!f.pcs_path.empty()) {
-    Result<std::unique_ptr<OutputFileWriter>> w = OutputFileWriter::Open(f.pcs_path);
-    if (!w.ok()) {
-      std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", w.status().ToString().c_str());
-      return kExitUsage;
-    }
-    pcs = std::move(*w);
-  }
+  // to standard output for "-" (the summary then goes to stderr; --json is refused).
+  std::optional<PcsOutput> pcs_out =
+      OpenPcsOutput("iss", f.pcs_path, f.json ? "--json" : nullptr);
+  if (!pcs_out) return kExitUsage;
+  FILE* const out = pcs_out->info;
+  OutputFileWriter* const pcs = pcs_out->writer.get();
   Result<oracle::ProgramImage> image = oracle::ProgramImage::Load(f.elf);
   if (!image.ok()) {
     std::fprintf(stderr, "ctte-lab iss: %s\n", image.status().ToString().c_str());
