@@ -1,9 +1,11 @@
 // ISS speed: retired instructions per second on each cross-compiled workload (counter
-// "insn/s"), plus one generated program; RV32 builds of two workloads and an RV32 generated one. Run: build/bench/iss_bench.
+// "insn/s"), plus one generated program; the loop through Iss::StepMany (BM_WorkloadBlocks);
+// RV32 builds of two workloads and an RV32 generated one. Run: build/bench/iss_bench.
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "oracle/iss.h"
 #include "oracle/program_gen.h"
@@ -32,6 +34,33 @@ void RunImage(benchmark::State& state, const ProgramImage& image, IssOptions opt
       static_cast<double>(retired) / static_cast<double>(state.iterations());
 }
 
+// The same, through Iss::StepMany in blocks of 256 beats (what the simulated board does).
+void RunImageInBlocks(benchmark::State& state, const ProgramImage& image, IssOptions opts) {
+  uint64_t retired = 0;
+  std::vector<Retired> block(256);
+  for (auto _ : state) {
+    Iss iss(image, opts);
+    while (iss.StepMany(block.data(), block.size()) == block.size()) {
+      benchmark::DoNotOptimize(block[0].pc);
+    }
+    retired += iss.retired();
+  }
+  state.counters["insn/s"] =
+      benchmark::Counter(static_cast<double>(retired), benchmark::Counter::kIsRate);
+  state.counters["insn/iter"] =
+      static_cast<double>(retired) / static_cast<double>(state.iterations());
+}
+
+void BM_WorkloadBlocks(benchmark::State& state, const std::string& name) {
+  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/" + name + ".elf";
+  ctte::Result<ProgramImage> image = ProgramImage::Load(path);
+  if (!image.ok()) {
+    state.SkipWithError(image.status().ToString().c_str());
+    return;
+  }
+  RunImageInBlocks(state, *image, {});
+}
+
 void BM_Workload(benchmark::State& state, const std::string& name, uint64_t interrupt_every) {
   const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/" + name + ".elf";
   ctte::Result<ProgramImage> image = ProgramImage::Load(path);
@@ -55,6 +84,7 @@ void BM_Generated(benchmark::State& state, ctte::oracle::Xlen xlen) {
 BENCHMARK_CAPTURE(BM_Workload, loop, std::string("loop"), 0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Workload, loop_irq1000, std::string("loop"), 1000)
     ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_WorkloadBlocks, loop, std::string("loop"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Workload, calls, std::string("calls"), 0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Workload, ptrchase, std::string("ptrchase"), 0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Workload, sort, std::string("sort"), 0)->Unit(benchmark::kMillisecond);

@@ -14,6 +14,21 @@ CaptureRing::CaptureRing(uint64_t capacity) : capacity_(capacity) {
   buf_.reserve(static_cast<size_t>(std::min<uint64_t>(capacity, kInitialReserve)));
 }
 
+void CaptureRing::Push(const uint8_t* bytes, size_t n) {
+  // Filling: append what fits; the rest (once full) goes one byte at a time around head_.
+  const size_t fill = static_cast<size_t>(std::min<uint64_t>(n, capacity_ - buf_.size()));
+  buf_.insert(buf_.end(), bytes, bytes + fill);
+  total_ += fill;
+  for (size_t i = fill; i < n; ++i) Push(bytes[i]);
+}
+
+std::vector<uint8_t> CaptureRing::TakeContents() {
+  std::vector<uint8_t> out = wrapped() ? Contents() : std::move(buf_);
+  buf_.clear();
+  head_ = 0;
+  return out;
+}
+
 std::vector<uint8_t> CaptureRing::Contents() const {
   if (!wrapped()) return buf_;
   std::vector<uint8_t> out;

@@ -4,6 +4,7 @@
 // bytes received up to its capacity, so a large ring costs only the memory its stream fills.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -21,11 +22,16 @@ class CaptureRing {
     buf_[head_] = byte;
     if (++head_ == capacity_) head_ = 0;
   }
+  /// Push() of each of bytes[0, n), in order.
+  void Push(const uint8_t* bytes, size_t n);
   bool wrapped() const { return total_ > capacity_; }
   uint64_t total() const { return total_; }
   uint64_t capacity() const { return capacity_; }
   /// The retained bytes, oldest first (the last min(total, capacity) bytes received).
   std::vector<uint8_t> Contents() const;
+  /// Contents(), leaving the ring empty of retained bytes (total() and wrapped() unchanged):
+  /// an unwrapped ring hands over its buffer without a copy.
+  std::vector<uint8_t> TakeContents();
 
  private:
   uint64_t capacity_;

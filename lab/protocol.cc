@@ -3,6 +3,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -51,9 +52,10 @@ int64_t MonotonicMs() {
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
 }
 
-std::vector<uint8_t> EncodeFrame(const Frame& frame) {
-  const uint32_t hlen = static_cast<uint32_t>(frame.header.size());
-  const uint32_t plen = static_cast<uint32_t>(frame.payload.size());
+namespace {
+// The prefix for a payload of `plen` bytes, then the header (room for `reserve` more bytes).
+std::vector<uint8_t> EncodeHead(const std::string& header, uint32_t plen, size_t reserve) {
+  const uint32_t hlen = static_cast<uint32_t>(header.size());
   uint8_t prefix[kFramePrefixBytes];
   std::memcpy(prefix, kFrameMagic, 4);
   for (int i = 0; i < 4; ++i) {
@@ -61,9 +63,16 @@ std::vector<uint8_t> EncodeFrame(const Frame& frame) {
     prefix[8 + i] = static_cast<uint8_t>(plen >> (8 * i));
   }
   std::vector<uint8_t> out(prefix, prefix + kFramePrefixBytes);
-  out.reserve(kFramePrefixBytes + hlen + plen);
-  const auto* h = reinterpret_cast<const uint8_t*>(frame.header.data());
+  out.reserve(kFramePrefixBytes + hlen + reserve);
+  const auto* h = reinterpret_cast<const uint8_t*>(header.data());
   out.insert(out.end(), h, h + hlen);
+  return out;
+}
+}  // namespace
+
+std::vector<uint8_t> EncodeFrame(const Frame& frame) {
+  std::vector<uint8_t> out = EncodeHead(
+      frame.header, static_cast<uint32_t>(frame.payload.size()), frame.payload.size());
   out.insert(out.end(), frame.payload.begin(), frame.payload.end());
   return out;
 }
@@ -87,13 +96,31 @@ Status WriteFrame(int fd, const Frame& frame, int timeout_ms) {
   if (frame.header.size() > kMaxHeaderBytes || frame.payload.size() > kMaxPayloadBytes) {
     return Status::InvalidArgument("frame too large to send");
   }
-  const std::vector<uint8_t> bytes = EncodeFrame(frame);
+  // The prefix and header in one small buffer, the payload (a capture, an image) sent from
+  // where it is: the bytes on the wire are EncodeFrame's, without copying the payload.
+  const std::vector<uint8_t> head =
+      EncodeHead(frame.header, static_cast<uint32_t>(frame.payload.size()), 0);
   const int64_t deadline = timeout_ms < 0 ? -1 : MonotonicMs() + timeout_ms;
+  const size_t total = head.size() + frame.payload.size();
   size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::send(fd, bytes.data() + done, bytes.size() - done,
-                       MSG_NOSIGNAL | (deadline >= 0 ? MSG_DONTWAIT : 0));
-    if (n < 0 && errno == ENOTSOCK) n = ::write(fd, bytes.data() + done, bytes.size() - done);
+  while (done < total) {
+    iovec iov[2];
+    int parts = 0;
+    if (done < head.size()) {
+      iov[parts++] = {const_cast<uint8_t*>(head.data()) + done, head.size() - done};
+      if (!frame.payload.empty()) {
+        iov[parts++] = {const_cast<uint8_t*>(frame.payload.data()), frame.payload.size()};
+      }
+    } else {
+      const size_t off = done - head.size();
+      iov[parts++] = {const_cast<uint8_t*>(frame.payload.data()) + off,
+                      frame.payload.size() - off};
+    }
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<size_t>(parts);
+    ssize_t n = ::sendmsg(fd, &msg, MSG_NOSIGNAL | (deadline >= 0 ? MSG_DONTWAIT : 0));
+    if (n < 0 && errno == ENOTSOCK) n = ::writev(fd, iov, parts);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && deadline >= 0) {
       const int64_t left = deadline - MonotonicMs();
       if (left <= 0) return Status::Timeout("board stream not accepting data");

@@ -6,6 +6,7 @@
 //    for Between(stall_min, stall_max) cycles, starting with a ready block.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "base/random.h"
@@ -18,6 +19,8 @@ class SinkPattern {
   explicit SinkPattern(const BackpressureProfile& profile);
   /// Ready for the next sink cycle.
   bool Next();
+  /// out[i] = Next() ? 1 : 0 for i in [0, n): the same draws, the switch taken once.
+  void Fill(uint8_t* out, size_t n);
 
  private:
   BackpressureProfile p_;

@@ -6,6 +6,7 @@
 // (exit), UART THR at 0x10000000 (console), CLINT msip at 0x02000000.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -46,6 +47,10 @@ class Iss {
   /// Executes until the next beat and stores it in *out. Returns false (and writes nothing)
   /// once stopped.
   bool Step(Retired* out);
+  /// Step() up to n times, filling out[0, k): the same beats in the same order, with the
+  /// per-beat path inlined in one loop (what a caller that consumes beats in blocks uses: the
+  /// simulated board). Returns k; k < n only once stopped (then k == 0 on every later call).
+  size_t StepMany(Retired* out, size_t n);
 
   StopReason stop_reason() const;
   int exit_code() const;            ///< valid when stop_reason() == kExited

@@ -27,7 +27,7 @@ constexpr int64_t Sext(uint64_t x, int bits) {
 
 }  // namespace
 
-// Inlined into Step (its one caller): the per-instruction path is one function.
+// Inlined into StepT (into Step and StepMany): the per-instruction path is one function.
 template <typename T>
 __attribute__((always_inline)) inline bool Iss::Impl::Execute(uint32_t w, uint64_t pc,
                                                               uint8_t size) {
@@ -299,6 +299,18 @@ __attribute__((always_inline)) inline bool Iss::Impl::StepT(Retired* out) {
 
 bool Iss::Impl::Step(Retired* out) { return rv32_ ? StepT<uint32_t>(out) : StepT<uint64_t>(out); }
 
+size_t Iss::Impl::StepMany(Retired* out, size_t n) {
+  size_t k = 0;
+  if (rv32_) {
+    while (k < n && StepT<uint32_t>(out + k)) ++k;
+  } else {
+    while (k < n && StepT<uint64_t>(out + k)) ++k;
+  }
+  return k;
+}
+
 bool Iss::Step(Retired* out) { return impl_->Step(out); }
+
+size_t Iss::StepMany(Retired* out, size_t n) { return impl_->StepMany(out, n); }
 
 }  // namespace ctte::oracle

@@ -52,6 +52,7 @@ struct Iss::Impl {
   /// One beat of an XLEN sizeof(T)*8 core (oracle/iss_execute.cc).
   template <typename T>
   bool StepT(Retired* out);
+  size_t StepMany(Retired* out, size_t n);  ///< StepT in a loop (Iss::StepMany)
 
   /// Executes one 32-bit (possibly expanded) instruction on an XLEN sizeof(T)*8 core. False on
   /// an exception (exc_cause_, exc_tval_ set). Sets next_pc_ and itype_.

@@ -60,8 +60,11 @@ void ModelDriver::RefillReady(uint64_t need) {
   const uint64_t left = c_.ready_len - c_.ready_pos;
   std::copy(ready_.begin() + static_cast<std::ptrdiff_t>(c_.ready_pos),
             ready_.begin() + static_cast<std::ptrdiff_t>(c_.ready_len), ready_.begin());
-  for (uint64_t i = left; i < ready_.size(); ++i) {
-    ready_[i] = pattern_ ? (pattern_->Next() ? 1 : 0) : 1;
+  const size_t fresh = ready_.size() - static_cast<size_t>(left);
+  if (pattern_ != nullptr) {
+    pattern_->Fill(ready_.data() + left, fresh);
+  } else {
+    std::fill_n(ready_.begin() + static_cast<std::ptrdiff_t>(left), fresh, uint8_t{1});
   }
   c_.ready_pos = 0;
   c_.ready_len = ready_.size();
@@ -69,7 +72,7 @@ void ModelDriver::RefillReady(uint64_t need) {
 
 void ModelDriver::DrainCapture() {
   if (ring_ != nullptr) {
-    for (uint64_t i = 0; i < c_.capture_len; ++i) ring_->Push(capture_[i]);
+    ring_->Push(capture_.data(), static_cast<size_t>(c_.capture_len));
   }
   c_.capture_len = 0;
 }

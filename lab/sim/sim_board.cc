@@ -5,9 +5,10 @@
 //  1. Load the workload ELF and start the ISS with the plan's interrupt schedule.
 //  2. Create a fresh model (plan.model_seed), reset it, open the FST file if asked.
 //  3. trTeControl := Active, then Active|Enable|mode|sync (InstTracing per the first edge).
-//  4. For each ISS beat k: apply the window edges due before beat k (one register write each,
-//     with the ingress idle), then idle cycles drawn from the stall pattern, then one fabric
-//     cycle with the beat on the ingress.
+//  4. For each ISS beat k (taken kIssBlock at a time, Iss::StepMany): apply the window edges
+//     due before beat k (one register write each, with the ingress idle), then idle cycles drawn
+//     from the stall pattern (none drawn at IPC 1), then one fabric cycle with the beat on the
+//     ingress.
 //  5. After the last beat, apply the remaining edges; with stop_at_end write trTeEnable=0.
 //  6. Clock until trTeEmpty=1 or the drain budget (sink cycles) is spent; read the counters.
 #include "lab/sim/sim_board.h"
@@ -17,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <string_view>
@@ -45,6 +48,44 @@ namespace {
 constexpr int kEmptyPollLatency = 4;
 // Fabric cycles handed to the image per call in the beat loop.
 constexpr size_t kBatchCycles = 1024;
+// Beats taken from the ISS per StepMany call.
+constexpr size_t kIssBlock = 256;
+
+// The beat loop's batch of fabric-cycle inputs: appended in place, handed to the image by
+// Flush() once kBatchCycles are queued (the caller asks full() after each beat). Where a batch
+// ends does not change what the model does (ModelDriver::RunCycles steps cycle by cycle).
+class CycleBatch {
+ public:
+  explicit CycleBatch(ModelDriver* d) : d_(d), buf_(kBatchCycles + 64) {}
+  /// A new cycle, a copy of `like`, to be filled in.
+  ctte_cycle_in* Append(const ctte_cycle_in& like) {
+    if (n_ == buf_.size()) buf_.resize(2 * buf_.size());  // many edges before one beat
+    buf_[n_] = like;
+    return &buf_[n_++];
+  }
+  /// `count` copies of `idle`, flushing as the batch fills.
+  Status AppendIdle(const ctte_cycle_in& idle, uint64_t count) {
+    while (count > 0) {
+      if (n_ >= kBatchCycles) CTTE_RETURN_IF_ERROR(Flush());
+      const uint64_t k = std::min<uint64_t>(count, buf_.size() - n_);
+      std::fill_n(buf_.begin() + static_cast<std::ptrdiff_t>(n_), k, idle);
+      n_ += k;
+      count -= k;
+    }
+    return Status::Ok();
+  }
+  bool full() const { return n_ >= kBatchCycles; }
+  Status Flush() {
+    const size_t n = n_;
+    n_ = 0;
+    return d_->RunCycles(buf_.data(), n);
+  }
+
+ private:
+  ModelDriver* d_;
+  std::vector<ctte_cycle_in> buf_;
+  size_t n_ = 0;
+};
 
 double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -312,58 +353,60 @@ Result<Capture> SimBoard::RunProgram(const oracle::ProgramImage& program, const 
   }
   CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeControl, control()));
 
-  // The core does not wait for the encoder, so the ISS runs ahead: its beats, the stall
-  // pattern's idle cycles and the window edges' register writes become a batch of fabric-cycle
-  // inputs that the image clocks in one call (ModelDriver::RunCycles).
+  // The core does not wait for the encoder, so the ISS runs ahead: its beats (kIssBlock at a
+  // time, Iss::StepMany), the stall pattern's idle cycles and the window edges' register writes
+  // become a batch of fabric-cycle inputs that the image clocks in one call
+  // (ModelDriver::RunCycles).
   Rng stall(plan.stall.seed);
+  const uint64_t ipc_num = plan.stall.ipc_num, ipc_den = plan.stall.ipc_den;
+  // IPC 1 never idles: Chance(n, n) always holds, and the stall generator serves nothing else.
+  const bool never_stalls = ipc_num == ipc_den;
   size_t next_edge = 0;
   uint64_t beat_index = 0;
-  oracle::Retired r;
   const ctte_cycle_in idle = ModelDriver::IdleCycle();
-  std::vector<ctte_cycle_in> batch;
-  batch.reserve(kBatchCycles + 64);
+  CycleBatch batch(&d);
   const auto write_control = [&] {
-    ctte_cycle_in w = idle;
-    w.reg_we = 1;
-    w.reg_wdata = control();
-    batch.push_back(w);
+    ctte_cycle_in* w = batch.Append(idle);
+    w->reg_we = 1;
+    w->reg_wdata = control();
   };
-  const auto flush = [&] {
-    Status st = d.RunCycles(batch.data(), batch.size());
-    batch.clear();
-    return st;
-  };
+  std::array<oracle::Retired, kIssBlock> beats;
   for (;;) {
-    bool more;
+    size_t got;
     {
       const phase::Scope in_iss(phase::kBoardIss);
-      more = iss.Step(&r);
+      got = iss.StepMany(beats.data(), beats.size());
     }
-    if (!more) break;
-    while (next_edge < edges.size() && edges[next_edge].before_beat <= beat_index) {
-      tracing = edges[next_edge++].open;
-      write_control();
+    for (size_t i = 0; i < got; ++i, ++beat_index) {
+      const oracle::Retired& r = beats[i];
+      while (next_edge < edges.size() && edges[next_edge].before_beat <= beat_index) {
+        tracing = edges[next_edge++].open;
+        write_control();
+      }
+      if (!never_stalls) {
+        uint64_t idles = 0;
+        while (!stall.Chance(ipc_num, ipc_den)) ++idles;
+        if (idles != 0) CTTE_RETURN_IF_ERROR(batch.AppendIdle(idle, idles));
+      }
+      ctte_cycle_in* in = batch.Append(idle);
+      in->beat.valid = 1;
+      in->beat.itype = static_cast<uint8_t>(r.itype);
+      in->beat.iretire = r.iretire();
+      in->beat.ilastsize = r.size == 4 ? 1 : 0;
+      in->beat.priv = r.priv;
+      in->beat.iaddr = r.pc;
+      in->beat.cause = r.cause;
+      in->beat.tval = r.tval;
+      in->beat.insn = r.insn;
+      if (batch.full()) CTTE_RETURN_IF_ERROR(batch.Flush());
     }
-    while (!stall.Chance(plan.stall.ipc_num, plan.stall.ipc_den)) batch.push_back(idle);
-    ctte_cycle_in in = idle;
-    in.beat.valid = 1;
-    in.beat.itype = static_cast<uint8_t>(r.itype);
-    in.beat.iretire = r.iretire();
-    in.beat.ilastsize = r.size == 4 ? 1 : 0;
-    in.beat.priv = r.priv;
-    in.beat.iaddr = r.pc;
-    in.beat.cause = r.cause;
-    in.beat.tval = r.tval;
-    in.beat.insn = r.insn;
-    batch.push_back(in);
-    ++beat_index;
-    if (batch.size() >= kBatchCycles) CTTE_RETURN_IF_ERROR(flush());
+    if (got < beats.size()) break;
   }
   while (next_edge < edges.size()) {
     tracing = edges[next_edge++].open;
     write_control();
   }
-  CTTE_RETURN_IF_ERROR(flush());
+  CTTE_RETURN_IF_ERROR(batch.Flush());
   if (plan.stop_at_end) {
     CTTE_RETURN_IF_ERROR(d.WriteReg(reg::kTeControl, reg::kActive | config));
   }
@@ -390,7 +433,7 @@ Result<Capture> SimBoard::RunProgram(const oracle::ProgramImage& program, const 
   CTTE_RETURN_IF_ERROR(d.ReadReg(reg::kTeControl, &k.control));
   c.te_empty = (k.control & reg::kEmpty) != 0;
 
-  c.bytes = ring.Contents();
+  c.bytes = ring.TakeContents();
   c.bytes_received = ring.total();
   c.ring_wrapped = ring.wrapped();
   c.fabric_cycles = d.fabric_cycles();

@@ -80,6 +80,48 @@ TEST(ProtocolTest, ReaderReportsTruncationAndCleanEof) {
   ::close(sv[0]);
 }
 
+// WriteFrame sends the payload from where it lies (sendmsg, writev on a pipe): the bytes on the
+// wire are EncodeFrame's, also when the peer takes them in many partial writes.
+TEST(ProtocolTest, WriterSendsEncodeFramesBytesOverSocketsAndPipes) {
+  std::vector<uint8_t> payload(3u << 20);
+  for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<uint8_t>(i * 131 + 7);
+  const Frame frame{R"({"capture":{"bytes":3145728}})", payload};
+  const std::vector<uint8_t> want = EncodeFrame(frame);
+  for (bool socket : {true, false}) {
+    int fds[2];
+    if (socket) {
+      ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    } else {
+      ASSERT_EQ(::pipe(fds), 0);
+    }
+    const int rd = fds[0], wr = fds[1];
+    Status sent = Status::Internal("unset");
+    std::thread writer([&] { sent = WriteFrame(wr, frame, socket ? 10'000 : -1); });
+    std::vector<uint8_t> got;
+    uint8_t buf[65536];
+    while (got.size() < want.size()) {
+      const ssize_t n = ::read(rd, buf, sizeof buf);
+      ASSERT_GT(n, 0);
+      got.insert(got.end(), buf, buf + n);
+    }
+    writer.join();
+    EXPECT_TRUE(sent.ok()) << sent.ToString();
+    EXPECT_TRUE(got == want) << (socket ? "socket" : "pipe");
+    ::close(rd);
+    ::close(wr);
+  }
+  int sv[2];  // an empty payload: the prefix and header only
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  ASSERT_TRUE(WriteFrame(sv[1], Frame{"{}", {}}).ok());
+  FrameReader r(sv[0]);
+  Result<Frame> f = r.Read(1000);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->header, "{}");
+  EXPECT_TRUE(f->payload.empty());
+  ::close(sv[0]);
+  ::close(sv[1]);
+}
+
 TEST(ProtocolTest, ReaderTimesOut) {
   int sv[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace ctte::lab {
 namespace {
 
@@ -50,6 +53,30 @@ TEST(SinkPatternTest, BurstyBlocksStayInsideTheirRanges) {
     } else {
       EXPECT_GE(len, 10u);
       EXPECT_LE(len, 20u);
+    }
+  }
+}
+
+// Fill(out, n) draws what n calls of Next() draw, in blocks of any size, for every kind.
+TEST(SinkPatternTest, FillMatchesNextInAnyBlocks) {
+  BackpressureProfile uniform{.kind = BackpressureKind::kUniform, .accept_num = 2,
+                              .accept_den = 3};
+  uniform.seed = 5;
+  BackpressureProfile bursty{.kind = BackpressureKind::kBursty, .ready_min = 1, .ready_max = 9,
+                             .stall_min = 0, .stall_max = 6};
+  bursty.seed = 9;
+  for (const BackpressureProfile& p : {BackpressureProfile{}, uniform, bursty}) {
+    const std::vector<bool> want = Draw(p, 3000);
+    for (size_t block : {size_t{1}, size_t{5}, size_t{64}, size_t{3000}}) {
+      SinkPattern s(p);
+      std::vector<uint8_t> got(want.size());
+      for (size_t i = 0; i < got.size(); i += block) {
+        s.Fill(got.data() + i, std::min(block, got.size() - i));
+      }
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(got[i], want[i] ? 1 : 0) << "kind " << static_cast<int>(p.kind) << " block "
+                                           << block << " cycle " << i;
+      }
     }
   }
 }
