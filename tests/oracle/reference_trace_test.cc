@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "asm_run.h"
+#include "expected_equal.h"
 #include "oracle/iss_asm.h"
 #include "oracle/program_gen.h"
 
@@ -17,32 +18,6 @@ namespace {
 
 using test_support::EmitExit;
 
-void ExpectSameExpected(const Expected& x, const Expected& y, const std::string& what) {
-  SCOPED_TRACE(what);
-  EXPECT_EQ(x.pcs, y.pcs);
-  EXPECT_EQ(x.halfwords, y.halfwords);
-  ASSERT_EQ(x.windows.size(), y.windows.size());
-  for (size_t i = 0; i < x.windows.size(); ++i) {
-    EXPECT_EQ(x.windows[i].begin, y.windows[i].begin);
-    EXPECT_EQ(x.windows[i].end, y.windows[i].end);
-    EXPECT_EQ(x.windows[i].begin_beat, y.windows[i].begin_beat);
-    EXPECT_EQ(x.windows[i].end_beat, y.windows[i].end_beat);
-    EXPECT_EQ(x.windows[i].has_beats, y.windows[i].has_beats);
-    EXPECT_EQ(x.windows[i].open_pc, y.windows[i].open_pc);
-    EXPECT_EQ(x.windows[i].after_pause, y.windows[i].after_pause);
-  }
-  EXPECT_EQ(x.stopped, y.stopped);
-  EXPECT_EQ(x.mode, y.mode);
-  EXPECT_EQ(x.sync_mode, y.sync_mode);
-  EXPECT_EQ(x.features, y.features);
-  EXPECT_EQ(x.xlen, y.xlen);
-  EXPECT_EQ(x.beats, y.beats);
-  EXPECT_EQ(x.retired, y.retired);
-  EXPECT_EQ(x.stop_reason, y.stop_reason);
-  EXPECT_EQ(x.core_stop, y.core_stop);
-  EXPECT_EQ(x.reference_stream, y.reference_stream);
-}
-
 // Both paths under `eo`, the trace recorded under `recorded` (same schedule, budget >= eo's).
 void ExpectBothPathsEqual(const ProgramImage& image, const ReferenceTrace& trace,
                           const ExpectedOptions& eo, const std::string& what) {
@@ -50,7 +25,8 @@ void ExpectBothPathsEqual(const ProgramImage& image, const ReferenceTrace& trace
   const Expected direct = BuildExpected(image, eo, &direct_beats);
   const Expected shared = BuildExpectedFromTrace(trace, eo, &trace_beats);
   EXPECT_EQ(shared.image, nullptr);
-  ExpectSameExpected(shared, direct, what);
+  SCOPED_TRACE(what);
+  test_support::ExpectSameExpected(shared, direct);
   EXPECT_EQ(trace_beats, direct_beats) << what;
 }
 
