@@ -135,6 +135,12 @@ void BM_SmokeTimeSplit(benchmark::State& state) {
     state.counters["reference_hits"] = static_cast<double>(runner::ProcessReferenceCache().hits());
     state.counters["reference_misses"] =
         static_cast<double>(runner::ProcessReferenceCache().misses());
+    // Misses whose reference ISS run came from a recorded trace (only the encoder ran), and
+    // misses that recorded one (the second run of an ISS run).
+    state.counters["reference_trace_hits"] =
+        static_cast<double>(runner::ProcessReferenceCache().trace_hits());
+    state.counters["reference_trace_records"] =
+        static_cast<double>(runner::ProcessReferenceCache().trace_records());
   }
 }
 BENCHMARK(BM_SmokeTimeSplit)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();

@@ -3,6 +3,7 @@
 #include "oracle/run_facts.h"
 
 #include "oracle/config_message.h"
+#include "oracle/expected_builder.h"
 
 #include "oracle/ntrace_reader.h"
 
@@ -24,75 +25,12 @@ uint64_t Expected::InWindowHalfwords() const {
 
 Expected BuildExpected(const ProgramImage& image, const ExpectedOptions& options,
                        std::vector<uint64_t>* edge_beats) {
-  Expected e;
-  e.image = &image;
-  e.mode = options.encoder.mode;
-  e.sync_mode = options.encoder.sync_mode;
-  e.features = options.encoder.features;
-  e.xlen = IsValidXlen(options.encoder.xlen) ? options.encoder.xlen : 64;
-  e.stopped = options.stop_at_end;
-  std::vector<RetirementEdge> edges = options.edges;
-  if (edges.empty()) edges.push_back(RetirementEdge{0, true});
-  if (edge_beats != nullptr) edge_beats->assign(edges.size(), 0);
-
-  ReferenceEncoder enc(options.encoder);
   Iss iss(image, options.iss);
-  bool tracing = false;
-  bool closed_before = false;
-  size_t next = 0;
-  uint64_t beat = 0;
-  const auto apply = [&](const RetirementEdge& edge) {
-    const uint64_t retired = e.pcs.size();
-    if (edge.open && !tracing) {
-      enc.Open();
-      tracing = true;
-      ExpectedWindow w;
-      w.begin = w.end = retired;
-      w.begin_beat = w.end_beat = beat;
-      w.after_pause = closed_before;
-      e.windows.push_back(w);
-    } else if (!edge.open && tracing) {
-      enc.Close();
-      tracing = false;
-      closed_before = true;
-      e.windows.back().end = retired;
-      e.windows.back().end_beat = beat;
-    }
-  };
-  Retired r;
-  while (iss.Step(&r)) {
-    while (next < edges.size() && edges[next].at <= e.pcs.size()) {
-      if (edge_beats != nullptr) (*edge_beats)[next] = beat;
-      apply(edges[next++]);
-    }
-    if (tracing) {
-      ExpectedWindow& w = e.windows.back();
-      if (!w.has_beats) {
-        w.has_beats = true;
-        w.open_pc = r.pc;
-      }
-    }
-    enc.Beat(r);
-    if (r.retires) {
-      e.pcs.push_back(r.pc);
-      e.halfwords.push_back(r.iretire());
-    }
-    ++beat;
-  }
-  while (next < edges.size()) {
-    if (edge_beats != nullptr) (*edge_beats)[next] = beat;
-    apply(edges[next++]);
-  }
-  if (tracing) {
-    e.windows.back().end = e.pcs.size();
-    e.windows.back().end_beat = beat;
-    if (options.stop_at_end) enc.Close();
-  }
-  e.beats = beat;
-  e.retired = e.pcs.size();
+  Expected e = internal::BuildExpectedOver([&iss](Retired* r) { return iss.Step(r); }, options,
+                                           edge_beats);
+  e.image = &image;
   e.stop_reason = iss.stop_reason();
   e.core_stop = iss.core_stop();
-  e.reference_stream = enc.bytes();
   return e;
 }
 

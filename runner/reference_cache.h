@@ -9,8 +9,18 @@
 // function of the program's bytes and those fields, so a hit is the same value a miss computes.
 // The board's own ISS is not involved: it runs the program itself, as a real core does.
 //
+// Second level: most misses differ from an earlier run only in the encoder configuration or the
+// window (mode, sync, features, edges, early stop) and share its program and interrupt schedule.
+// A miss takes the reference ISS's run from a trace entry (oracle::ReferenceTrace, keyed by
+// TraceKeyText: program, budget, interrupt schedule) and runs only the reference encoder over
+// it. Recording costs about what the ISS itself does, and many ISS runs happen once (a drawn
+// interrupt schedule, a generated program), so a trace is recorded at the second miss of its
+// key (the first computes directly and only notes the key, in a set of at most
+// kMaxSeenTraceKeys, cleared when full). Both kinds of entry share one LRU and one bound.
+//
 // Bounded memory: entries are evicted least recently used beyond max_bytes (an entry's bytes:
-// its PC, half-word and reference-stream vectors); an entry larger than the bound is not kept.
+// its PC, half-word and reference-stream vectors, or a trace's beats); an entry larger than the
+// bound is not kept.
 #pragma once
 
 #include <cstddef>
@@ -21,9 +31,11 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "oracle/program_image.h"
+#include "oracle/reference_trace.h"
 #include "oracle/run_facts.h"
 
 namespace ctte::runner {
@@ -49,34 +61,55 @@ struct Reference {
 std::string ReferenceKeyText(const ReferenceRequest& request);
 /// SHA-256 hex of ReferenceKeyText.
 std::string ReferenceKey(const ReferenceRequest& request);
+/// The canonical text of what the reference ISS's run depends on (program, budget, interrupt
+/// schedule): requests with the same trace key share one oracle::ReferenceTrace.
+std::string TraceKeyText(const ReferenceRequest& request);
+/// SHA-256 hex of TraceKeyText.
+std::string TraceKey(const ReferenceRequest& request);
 
-/// The uncached computation (what a miss runs).
+/// The uncached computation: the ISS up to the early stop, then oracle::BuildExpected.
 Reference ComputeReference(const oracle::ProgramImage& program, const ReferenceRequest& request);
+/// The same value from a trace recorded under request.options.iss (what a miss runs): the
+/// early stop's beat read off the trace, then oracle::BuildExpectedFromTrace.
+Reference ComputeReferenceFromTrace(const oracle::ReferenceTrace& trace,
+                                    const ReferenceRequest& request);
 
 class ReferenceCache {
  public:
   static constexpr size_t kDefaultMaxBytes = size_t{256} << 20;
+  static constexpr size_t kMaxSeenTraceKeys = size_t{1} << 16;  ///< about 8 MiB of keys
   explicit ReferenceCache(size_t max_bytes = kDefaultMaxBytes) : max_bytes_(max_bytes) {}
 
   /// The reference of `request` for `program` (which must be the image of
-  /// request.program_sha256): from the cache, or computed and kept. Thread-safe.
+  /// request.program_sha256): from the cache, or computed (over a cached trace when there is
+  /// one) and kept. *trace_hit (on a miss): whether the ISS's run was reused. Thread-safe.
+  /// Every path gives the value of ComputeReference.
   std::shared_ptr<const Reference> Get(const oracle::ProgramImage& program,
-                                       const ReferenceRequest& request, bool* hit = nullptr);
+                                       const ReferenceRequest& request, bool* hit = nullptr,
+                                       bool* trace_hit = nullptr);
 
   uint64_t hits() const;
   uint64_t misses() const;
+  uint64_t trace_hits() const;     ///< misses whose ISS run came from a trace entry
+  uint64_t trace_records() const;  ///< misses that recorded a trace (the rest ran directly)
   size_t bytes() const;
-  size_t entries() const;
+  size_t entries() const;  ///< of both kinds
 
  private:
   struct Entry {
-    std::string key;
-    std::shared_ptr<const Reference> value;
+    std::string key;  ///< a ReferenceKey or a TraceKey (distinct texts, so distinct hashes)
+    std::shared_ptr<const Reference> value;         ///< a reference entry, or
+    std::shared_ptr<const oracle::ReferenceTrace> trace;  ///< a trace entry
+    size_t bytes = 0;
   };
+  // With mu_ held: the entry of `key` made most recent, or nullptr; insert and evict.
+  const Entry* Find(const std::string& key);
+  void Insert(Entry entry);
   mutable std::mutex mu_;
   size_t max_bytes_;
   size_t bytes_ = 0;
-  uint64_t hits_ = 0, misses_ = 0;
+  uint64_t hits_ = 0, misses_ = 0, trace_hits_ = 0, trace_records_ = 0;
+  std::unordered_set<std::string> seen_traces_;  ///< trace keys computed once, not recorded
   std::list<Entry> lru_;  ///< most recently used first
   std::unordered_map<std::string, std::list<Entry>::iterator> index_;
 };

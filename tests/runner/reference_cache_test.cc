@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "oracle/program_gen.h"
+#include "tests/oracle/expected_equal.h"
 
 namespace ctte::runner {
 namespace {
@@ -33,30 +35,7 @@ ReferenceRequest Request() {
 void ExpectSame(const Reference& a, const Reference& b) {
   EXPECT_EQ(a.max_instructions, b.max_instructions);
   EXPECT_EQ(a.edge_beats, b.edge_beats);
-  const oracle::Expected& x = a.expected;
-  const oracle::Expected& y = b.expected;
-  EXPECT_EQ(x.pcs, y.pcs);
-  EXPECT_EQ(x.halfwords, y.halfwords);
-  ASSERT_EQ(x.windows.size(), y.windows.size());
-  for (size_t i = 0; i < x.windows.size(); ++i) {
-    EXPECT_EQ(x.windows[i].begin, y.windows[i].begin);
-    EXPECT_EQ(x.windows[i].end, y.windows[i].end);
-    EXPECT_EQ(x.windows[i].begin_beat, y.windows[i].begin_beat);
-    EXPECT_EQ(x.windows[i].end_beat, y.windows[i].end_beat);
-    EXPECT_EQ(x.windows[i].has_beats, y.windows[i].has_beats);
-    EXPECT_EQ(x.windows[i].open_pc, y.windows[i].open_pc);
-    EXPECT_EQ(x.windows[i].after_pause, y.windows[i].after_pause);
-  }
-  EXPECT_EQ(x.stopped, y.stopped);
-  EXPECT_EQ(x.mode, y.mode);
-  EXPECT_EQ(x.sync_mode, y.sync_mode);
-  EXPECT_EQ(x.features, y.features);
-  EXPECT_EQ(x.xlen, y.xlen);
-  EXPECT_EQ(x.beats, y.beats);
-  EXPECT_EQ(x.retired, y.retired);
-  EXPECT_EQ(x.stop_reason, y.stop_reason);
-  EXPECT_EQ(x.core_stop, y.core_stop);
-  EXPECT_EQ(x.reference_stream, y.reference_stream);
+  oracle::test_support::ExpectSameExpected(a.expected, b.expected);
 }
 
 TEST(ReferenceCache, HitIsTheValueAMissComputes) {
@@ -139,7 +118,8 @@ TEST(ReferenceCache, MemoryBound) {
   const oracle::ProgramImage program = Program(7);
   const size_t one = ComputeReference(program, Request()).bytes();
   ReferenceCache cache(3 * one + one / 2);  // room for three entries of this size
-  // Ten keys of one size (the label of the program differs, not the work).
+  // Ten keys of one size (the label of the program differs, not the work; each ISS run is seen
+  // once, so no trace is recorded).
   const auto request = [](int i) {
     ReferenceRequest q = Request();
     q.program_sha256 = "program-" + std::to_string(i);
@@ -150,6 +130,7 @@ TEST(ReferenceCache, MemoryBound) {
     EXPECT_LE(cache.bytes(), 3 * one + one / 2);
   }
   EXPECT_EQ(cache.entries(), 3u);
+  EXPECT_EQ(cache.trace_records(), 0u);
   // The most recent entries stay; the oldest went.
   bool hit = false;
   (void)cache.Get(program, request(9), &hit);
@@ -165,6 +146,122 @@ TEST(ReferenceCache, MemoryBound) {
   ExpectSame(*r, ComputeReference(program, Request()));
   EXPECT_EQ(tiny.entries(), 0u);
   EXPECT_EQ(tiny.bytes(), 0u);
+
+  // A trace counts against the bound too: here it is larger than the whole bound (the early
+  // stop keeps the reference small), so the second run of the ISS run records it, uses it and
+  // does not keep it; the third records again.
+  const oracle::ReferenceTrace trace = oracle::RecordReferenceTrace(program, Request().options.iss);
+  ASSERT_GT(trace.bytes(), 3 * one + one / 2);
+  ReferenceCache small(3 * one + one / 2);
+  for (int i = 0; i < 3; ++i) {
+    ReferenceRequest q = Request();
+    q.window_stop = 2'000 + i;
+    bool trace_hit = true;
+    const std::shared_ptr<const Reference> got = small.Get(program, q, &hit, &trace_hit);
+    EXPECT_FALSE(hit);
+    EXPECT_FALSE(trace_hit);
+    ExpectSame(*got, ComputeReference(program, q));
+    EXPECT_LE(small.bytes(), 3 * one + one / 2);
+  }
+  EXPECT_EQ(small.trace_records(), 2u);
+  EXPECT_EQ(small.entries(), 3u);  // the three references
+}
+
+// The second level: requests that differ only in the encoder configuration, the window or the
+// early stop share one recorded ISS run (recorded by the second of them), and each result is
+// the uncached computation's.
+TEST(ReferenceCache, ConfigsSharingOneTraceEqualTheUncachedComputation) {
+  using Change = std::function<void(ReferenceRequest*)>;
+  const std::vector<std::pair<const char*, Change>> configs = {
+      {"base", [](ReferenceRequest*) {}},
+      {"htm", [](ReferenceRequest* q) { q->options.encoder.mode = oracle::TraceMode::kHtm; }},
+      {"sync off", [](ReferenceRequest* q) { q->options.encoder.sync_mode = 0; }},
+      {"sync messages",
+       [](ReferenceRequest* q) {
+         q->options.encoder.sync_mode = 1;
+         q->options.encoder.sync_max = 2;
+       }},
+      {"every feature",
+       [](ReferenceRequest* q) {
+         oracle::FeatureSet& f = q->options.encoder.features;
+         f.implicit_return_depth = 8;
+         f.repeated_history = f.repeat_branch = f.sequential_jump = true;
+         f.full_address = f.config_message = true;
+       }},
+      {"xlen 32", [](ReferenceRequest* q) { q->options.encoder.xlen = 32; }},
+      {"late start", [](ReferenceRequest* q) { q->options.edges = {{3'000, true}}; }},
+      {"full window, no stop",
+       [](ReferenceRequest* q) {
+         q->options.edges.clear();
+         q->window_stop.reset();
+       }},
+      {"early stop 40", [](ReferenceRequest* q) { q->window_stop = 40; }},
+      {"stop past the end", [](ReferenceRequest* q) { q->window_stop = 100'000'000; }},
+      {"no stop at end", [](ReferenceRequest* q) { q->options.stop_at_end = false; }},
+  };
+  const oracle::ProgramImage program = Program(7);
+  ReferenceCache cache;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    ReferenceRequest q = Request();
+    configs[i].second(&q);
+    EXPECT_EQ(TraceKey(q), TraceKey(Request())) << configs[i].first;
+    bool hit = true, trace_hit = i < 2;
+    const std::shared_ptr<const Reference> got = cache.Get(program, q, &hit, &trace_hit);
+    EXPECT_FALSE(hit) << configs[i].first;
+    EXPECT_EQ(trace_hit, i >= 2) << configs[i].first;
+    SCOPED_TRACE(configs[i].first);
+    ExpectSame(*got, ComputeReference(program, q));
+  }
+  EXPECT_EQ(cache.misses(), configs.size());
+  EXPECT_EQ(cache.trace_records(), 1u);
+  EXPECT_EQ(cache.trace_hits(), configs.size() - 2);
+  EXPECT_EQ(cache.entries(), configs.size() + 1);
+}
+
+// Every field the ISS's run depends on is in the trace key: with the base request's trace in
+// the cache, a change of one finds no trace, and the result is still the uncached
+// computation's. Had the trace been shared across the change, the result would differ (shown
+// for each field against the base request's reference).
+TEST(ReferenceCache, EveryIssFieldChangesTheTraceKey) {
+  using Change = std::function<void(ReferenceRequest*)>;
+  const std::vector<std::pair<const char*, Change>> changes = {
+      {"program_sha256", [](ReferenceRequest* q) { q->program_sha256 = "program-b"; }},
+      {"max_instructions", [](ReferenceRequest* q) { q->options.iss.max_instructions = 1'000; }},
+      {"interrupt_at", [](ReferenceRequest* q) { q->options.iss.interrupt_at[1] += 1; }},
+      {"interrupt_at size", [](ReferenceRequest* q) { q->options.iss.interrupt_at.pop_back(); }},
+      {"interrupt_every", [](ReferenceRequest* q) { q->options.iss.interrupt_every = 64; }},
+  };
+  const oracle::ProgramImage program_a = Program(7);
+  const oracle::ProgramImage program_b = Program(8);
+  const ReferenceRequest base = Request();
+  const Reference from_base_trace_direct = ComputeReference(program_a, base);
+  ReferenceCache cache;
+  (void)cache.Get(program_a, base);
+  ReferenceRequest base_htm = base;  // the second run of the base's ISS run records its trace
+  base_htm.options.encoder.mode = oracle::TraceMode::kHtm;
+  (void)cache.Get(program_a, base_htm);
+  ASSERT_EQ(cache.trace_records(), 1u);
+  for (const auto& [name, change] : changes) {
+    ReferenceRequest q = Request();
+    change(&q);
+    EXPECT_NE(TraceKey(q), TraceKey(base)) << name;
+    const oracle::ProgramImage& program = q.program_sha256 == "program-b" ? program_b : program_a;
+    bool trace_hit = true;
+    const std::shared_ptr<const Reference> got = cache.Get(program, q, nullptr, &trace_hit);
+    EXPECT_FALSE(trace_hit) << name;
+    const Reference direct = ComputeReference(program, q);
+    {
+      SCOPED_TRACE(name);
+      ExpectSame(*got, direct);
+    }
+    // What sharing the base request's trace would have given instead: another reference.
+    const bool differs = direct.expected.pcs != from_base_trace_direct.expected.pcs ||
+                         direct.expected.reference_stream !=
+                             from_base_trace_direct.expected.reference_stream;
+    EXPECT_TRUE(differs) << name << ": the change does not show in the reference";
+  }
+  EXPECT_EQ(cache.trace_records(), 1u);
+  EXPECT_EQ(cache.trace_hits(), 0u);
 }
 
 }  // namespace

@@ -1,0 +1,81 @@
+// A recorded run of the reference ISS: every beat it yields under one IssOptions, and how it
+// stopped. The reference encoder can then be run over it under any number of encoder
+// configurations and trace windows (BuildExpectedFromTrace) without running the ISS again, and
+// the early stop's beat (BeatOfRetirement) read off it.
+//
+// Why a shorter budget is a prefix: the ISS is deterministic and its budget only stops it (the
+// beat budget is checked before each beat, after the stop check; the interrupt schedule counts
+// retirements, not the budget). So the run under max_instructions = M' <= M yields the first
+// min(M', B) beats of the run under M (B beats in all), and stops:
+//  - M' < B: on the budget (kMaxInstructions);
+//  - M' >= B: as the full run did if that stop came with its last beat (an exit or reset through
+//    the test device), else, when M' == B, on the budget (the full run stopped in a later step
+//    that yields no beat: a fetch trap loop, or its own budget), else as the full run did.
+// tests/oracle/reference_trace_test.cc holds this against the ISS for every such case.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "oracle/iss.h"
+#include "oracle/program_image.h"
+#include "oracle/retired.h"
+#include "oracle/run_facts.h"
+
+namespace ctte::oracle {
+
+/// A beat as the reference encoder and BuildExpected read it: pc, insn, size, itype, retires
+/// (16 bytes, not Retired's 40: a trace of a 300 000-beat program is 4.8 MB). next_pc, cause,
+/// tval and priv are not kept (ToRetired gives them as 0, 0, 0, 3): a use of one of them in
+/// ReferenceEncoder or BuildExpected must add it here (reference_trace_test.cc compares the two
+/// paths over traps, interrupts and every feature).
+struct TraceBeat {
+  uint64_t pc = 0;
+  uint32_t insn = 0;
+  uint8_t size = 0;
+  IType itype = IType::kNone;
+  bool retires = true;
+
+  static TraceBeat Of(const Retired& r) {
+    return TraceBeat{r.pc, r.insn, r.size, r.itype, r.retires};
+  }
+  Retired ToRetired() const {
+    Retired r;
+    r.pc = pc;
+    r.insn = insn;
+    r.size = size;
+    r.itype = itype;
+    r.retires = retires;
+    return r;
+  }
+};
+static_assert(sizeof(TraceBeat) == 16, "TraceBeat: keep it compact");
+
+struct ReferenceTrace {
+  IssOptions options;            ///< what it was recorded under (the budget is the largest usable)
+  std::vector<TraceBeat> beats;  ///< every beat, in order
+  uint64_t retired = 0;          ///< retiring beats among them
+  StopReason stop_reason = StopReason::kRunning;  ///< after the last beat
+  std::string core_stop;         ///< CoreStopText of that stop
+  bool stopped_with_last_beat = false;  ///< the stop was set while the last beat executed
+
+  /// What a cache counts against its bound.
+  size_t bytes() const;
+};
+
+/// Runs the ISS over `image` under `options` and records it.
+ReferenceTrace RecordReferenceTrace(const ProgramImage& image, const IssOptions& options);
+
+/// The number of beats the ISS yields until `retired` instructions have retired (all of them
+/// when it stops before): the beat budget of an early stop after `retired` retirements.
+uint64_t BeatOfRetirement(const ReferenceTrace& trace, uint64_t retired);
+
+/// Exactly BuildExpected(image, options) for the image the trace was recorded from, when
+/// options.iss has the trace's interrupt schedule and a budget no larger than the trace's (a
+/// broken invariant otherwise: checked). Expected::image is left null (the caller's).
+Expected BuildExpectedFromTrace(const ReferenceTrace& trace, const ExpectedOptions& options,
+                                std::vector<uint64_t>* edge_beats = nullptr);
+
+}  // namespace ctte::oracle
