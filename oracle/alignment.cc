@@ -4,6 +4,7 @@
 #include "oracle/alignment.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace ctte::oracle {
 namespace {
@@ -77,8 +78,14 @@ bool FindLast(const uint64_t* pat, uint64_t m, const uint64_t* text, uint64_t lo
   return false;
 }
 
+// Blocks of equal PCs are skipped with memcmp (vectorised by the C library); the first block
+// that differs is walked PC by PC. A whole window that matches is one pass at memory speed.
 uint64_t CommonPrefix(const uint64_t* a, const uint64_t* b, uint64_t n) {
+  constexpr uint64_t kBlock = 256;
   uint64_t i = 0;
+  while (n - i >= kBlock && std::memcmp(a + i, b + i, kBlock * sizeof(uint64_t)) == 0) {
+    i += kBlock;
+  }
   while (i < n && a[i] == b[i]) ++i;
   return i;
 }
@@ -88,7 +95,12 @@ void FindWindows(const DecodedStream& d, Alignment* out) {
   size_t first = 0;
   uint64_t byte_begin = 0;
   for (size_t i = 0; i < msgs.size(); ++i) {
-    if (msgs[i].type() != Tcode::kProgTraceCorrelation) continue;
+    const Tcode t = msgs[i].type();
+    if (t == Tcode::kError) out->error_messages.push_back(i);
+    if (t == Tcode::kProgTraceSync && msgs[i].get(Field::kSync) == kSyncTraceEnable) {
+      out->enable_sync_messages.push_back(i);
+    }
+    if (t != Tcode::kProgTraceCorrelation) continue;
     StreamWindow w;
     w.first_message = first;
     w.end_message = i + 1;

@@ -76,6 +76,12 @@ struct Alignment {
   std::vector<AlignedSegment> segments;
   std::vector<AlignedGap> gaps;
   uint64_t verified_pcs = 0;    ///< decoded PCs equal to the reference at their position
+  /// Indices (ascending) of the stream's Error messages and of its ProgTraceSync SYNC=5
+  /// messages, found in the one pass over the message list that cuts the windows: the judges
+  /// read these instead of walking the messages again (a message is 160 bytes, so each walk
+  /// of a long stream is megabytes of memory traffic; issue #17).
+  std::vector<size_t> error_messages;
+  std::vector<size_t> enable_sync_messages;
 };
 
 Alignment Align(const Expected& expected, const DecodedStream& stream);

@@ -1,6 +1,8 @@
 // The eight judges (DESIGN.md section 5, docs/verdicts.md). Each is a pure function of the
 // reference (Expected), the observation (Observed) and their alignment: no I/O, no clock, no
-// globals. JudgeRun() aligns once and runs all eight.
+// globals. JudgeRun() aligns once and runs all eight. The alignment passed to a judge must be
+// Align(e, o.stream): the judges read the message indices it carries (Alignment::
+// error_messages, enable_sync_messages) rather than walking the message list again.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +63,9 @@ uint64_t ReadyStallBound(uint64_t fabric_hz, uint64_t sink_hz);
 
 std::vector<LossEpisode> FindLossEpisodes(const Expected& e, const Observed& o,
                                           const Alignment& a);
+/// The same judge given `eps` == FindLossEpisodes(e, o, a) (JudgeRun finds them once).
+Verdict JudgePostRecoveryLosslessness(const Expected& e, const Observed& o, const Alignment& a,
+                                      const std::vector<LossEpisode>& eps);
 
 struct Judgement {
   std::vector<Verdict> verdicts;  ///< the eight, in VerdictCode order
@@ -70,6 +75,9 @@ struct Judgement {
 };
 
 RunMetrics ComputeRunMetrics(const Expected& e, const Observed& o, const Alignment& a);
+/// The same given `episodes` == FindLossEpisodes(e, o, a).
+RunMetrics ComputeRunMetrics(const Expected& e, const Observed& o, const Alignment& a,
+                             std::vector<LossEpisode> episodes);
 Judgement JudgeRun(const Expected& e, const Observed& o);
 
 }  // namespace ctte::oracle

@@ -35,8 +35,7 @@ Verdict JudgeCounterConsistency(const Expected& e, const Observed& o, const Alig
     f.Add("message_count", "ctteMsgCount " + Num(c.messages) + ", the capture frames " +
                                Num(d.framed_messages) + " messages");
   }
-  uint64_t errors = 0;
-  for (const Message& m : d.messages) errors += m.type() == Tcode::kError ? 1 : 0;
+  const uint64_t errors = a.error_messages.size();
   if (c.overflow_episodes != errors) {
     f.Add("overflow_count", "ctteOverflowEpisodes " + Num(c.overflow_episodes) +
                                 ", Error messages in the capture " + Num(errors));
@@ -141,19 +140,23 @@ Verdict JudgeLiveness(const Expected& e, const Observed& o, const Alignment& a) 
 
 Verdict JudgeDeterminism(const Expected& e, const Observed& o, const Alignment& a) {
   (void)e;
-  (void)a;
   Failures f(VerdictCode::kDeterminism);
-  if (!o.twin.has_value()) {
+  const DecodedStream* twin = o.twin_stream();
+  if (twin == nullptr) {
     return f.Finish(Outcome::kNotApplicable, "no twin run (not a determinism pair)");
   }
   const DecodedStream& x = o.stream;
-  const DecodedStream& y = *o.twin;
+  const DecodedStream& y = *twin;
+  // The twin has no alignment, so its Error messages are looked for in its message list (last:
+  // the conjunction is the same in any order, and the counters and the run's own Error index
+  // usually decide it without that walk).
   const auto lossy = [](const DecodedStream& s) {
     return std::any_of(s.messages.begin(), s.messages.end(),
                        [](const Message& m) { return m.type() == Tcode::kError; });
   };
-  const bool drop_free = !lossy(x) && !lossy(y) && o.capture.overflow_episodes == 0 &&
-                         (!o.twin_capture || o.twin_capture->overflow_episodes == 0);
+  const bool drop_free = o.capture.overflow_episodes == 0 &&
+                         (!o.twin_capture || o.twin_capture->overflow_episodes == 0) &&
+                         a.error_messages.empty() && (&y == &x || !lossy(y));
   std::string how;
   if (drop_free) {
     const size_t n = std::min(x.bytes.size(), y.bytes.size());
@@ -236,11 +239,14 @@ Verdict JudgeWindowSemantics(const Expected& e, const Observed& o, const Alignme
               first.offset, first.offset + first.size, &idx);
       }
     }
-    for (size_t m = w.first_message + 1; m < w.end_message; ++m) {
+    // The SYNC=5 messages of this window after its first (Alignment::enable_sync_messages).
+    const auto& syncs = a.enable_sync_messages;
+    for (auto it = std::upper_bound(syncs.begin(), syncs.end(), w.first_message);
+         it != syncs.end() && *it < w.end_message; ++it) {
+      const size_t m = *it;
       const Message& msg = d.messages[m];
       const bool after_error = d.messages[m - 1].type() == Tcode::kError;
-      if (msg.type() == Tcode::kProgTraceSync && msg.get(Field::kSync) == kSyncTraceEnable &&
-          !after_error) {
+      if (!after_error) {
         f.Add("enable_sync_inside_window", "byte " + Num(msg.offset) + ": " + msg.ToString() +
                                                " inside open window " + Num(k),
               msg.offset, msg.offset + msg.size);
@@ -319,11 +325,12 @@ Judgement JudgeRun(const Expected& e, const Observed& o) {
   Judgement j;
   j.alignment = Align(e, o.stream);
   const Alignment& a = j.alignment;
+  std::vector<LossEpisode> episodes = FindLossEpisodes(e, o, a);  // once, for two readers
   j.verdicts = {JudgeDecodeIntegrity(e, o, a),    JudgeLossAccounting(e, o, a),
-                JudgePostRecoveryLosslessness(e, o, a), JudgeCounterConsistency(e, o, a),
+                JudgePostRecoveryLosslessness(e, o, a, episodes), JudgeCounterConsistency(e, o, a),
                 JudgeLiveness(e, o, a),           JudgeDeterminism(e, o, a),
                 JudgeWindowSemantics(e, o, a),    JudgeFlushCompleteness(e, o, a)};
-  j.metrics = ComputeRunMetrics(e, o, a);
+  j.metrics = ComputeRunMetrics(e, o, a, std::move(episodes));
   return j;
 }
 

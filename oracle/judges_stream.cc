@@ -20,11 +20,6 @@ using judge::RefText;
 
 namespace {
 
-uint64_t CountTcode(const DecodedStream& d, Tcode t) {
-  return static_cast<uint64_t>(std::count_if(d.messages.begin(), d.messages.end(),
-                                             [t](const Message& m) { return m.type() == t; }));
-}
-
 // The byte range of segment s: from its anchor message to its end marker.
 void SegmentBytes(const DecodedStream& d, const AlignedSegment& s, uint64_t* b, uint64_t* e) {
   *b = s.anchor_marker != kNone ? d.markers[s.anchor_marker].offset : 0;
@@ -77,7 +72,7 @@ Verdict JudgeDecodeIntegrity(const Expected& e, const Observed& o, const Alignme
       f.Add("decoder_error", "byte " + Num(m.offset) + ": " + m.reason, m.offset, m.offset);
     }
   }
-  const bool drop_free = CountTcode(d, Tcode::kError) == 0 && o.capture.overflow_episodes == 0 &&
+  const bool drop_free = a.error_messages.empty() && o.capture.overflow_episodes == 0 &&
                          !o.capture.ring_wrapped;
   const std::vector<uint8_t>& ref = e.reference_stream;
   bool identical = false;
@@ -135,9 +130,9 @@ Verdict JudgeLossAccounting(const Expected& e, const Observed& o, const Alignmen
               (g.unexplained ? " (a decoder error or mismatch lies next to them)" : ""),
           0, 0, &first);
   }
-  const uint64_t errors = CountTcode(d, Tcode::kError);
-  for (const Message& m : d.messages) {
-    if (m.type() != Tcode::kError) continue;
+  const uint64_t errors = a.error_messages.size();
+  for (const size_t i : a.error_messages) {
+    const Message& m = d.messages[i];
     if (m.get(Field::kEtype) != 0 || (m.get(Field::kEcode) & kEcodeProgramTraceLost) == 0) {
       f.Add("error_code", "byte " + Num(m.offset) + ": " + m.ToString() +
                               " does not announce lost program-trace messages (ETYPE 0, ECODE bit 2)",
@@ -172,9 +167,9 @@ std::vector<LossEpisode> FindLossEpisodes(const Expected& e, const Observed& o,
   (void)e;
   const DecodedStream& d = o.stream;
   std::vector<LossEpisode> out;
-  for (size_t i = 0; i < d.messages.size(); ++i) {
+  out.reserve(a.error_messages.size());
+  for (const size_t i : a.error_messages) {
     const Message& m = d.messages[i];
-    if (m.type() != Tcode::kError) continue;
     LossEpisode ep;
     ep.error_offset = m.offset;
     ep.error_message = i;
@@ -214,9 +209,13 @@ std::vector<LossEpisode> FindLossEpisodes(const Expected& e, const Observed& o,
 }
 
 Verdict JudgePostRecoveryLosslessness(const Expected& e, const Observed& o, const Alignment& a) {
+  return JudgePostRecoveryLosslessness(e, o, a, FindLossEpisodes(e, o, a));
+}
+
+Verdict JudgePostRecoveryLosslessness(const Expected& e, const Observed& o, const Alignment& a,
+                                      const std::vector<LossEpisode>& eps) {
   const DecodedStream& d = o.stream;
   Failures f(VerdictCode::kPostRecoveryLosslessness);
-  const std::vector<LossEpisode> eps = FindLossEpisodes(e, o, a);
   if (eps.empty()) {
     return f.Finish(Outcome::kNotApplicable, "no loss announced: nothing to recover from");
   }
@@ -277,6 +276,11 @@ Verdict JudgePostRecoveryLosslessness(const Expected& e, const Observed& o, cons
 }
 
 RunMetrics ComputeRunMetrics(const Expected& e, const Observed& o, const Alignment& a) {
+  return ComputeRunMetrics(e, o, a, FindLossEpisodes(e, o, a));
+}
+
+RunMetrics ComputeRunMetrics(const Expected& e, const Observed& o, const Alignment& a,
+                             std::vector<LossEpisode> episodes) {
   RunMetrics r;
   const DecodedStream& d = o.stream;
   r.reference_instructions = e.InWindowInstructions();
@@ -296,7 +300,7 @@ RunMetrics ComputeRunMetrics(const Expected& e, const Observed& o, const Alignme
   r.wire_bits_per_instruction = WireBitsPerInstruction(r.stream_bytes, r.decoded_instructions);
   r.reference_bytes_identical = d.bytes == e.reference_stream;
   r.ready_stall_bound = ReadyStallBound(o.capture.fabric_hz, o.capture.sink_hz);
-  r.episodes = FindLossEpisodes(e, o, a);
+  r.episodes = std::move(episodes);
   return r;
 }
 

@@ -139,13 +139,15 @@ MessageReader::Parse MessageReader::ParseFields(uint64_t start, uint64_t end, Me
   msg->present = 0;
   FieldSlot slots[kMaxSlots];
   // The conditional fields (HIST of a correlation, HREPEAT) depend on fixed fields that come
-  // before every variable field, so the layout is fetched again once they are known.
+  // before every variable field, so the layout of those two TCODEs is fetched again once they
+  // are known (the other layouts do not depend on them: fetched once).
   int n = MessageLayout(msg->tcode, options_.format, 0, 0, slots);
+  const Tcode type = static_cast<Tcode>(msg->tcode);
   uint64_t i = start;  // current byte
   int pos = 6;         // bits of its MDO already consumed (TCODE took all 6 of byte 0)
   // The name is for error messages only: built when one is written, not per message.
   const auto name = [msg] { return TcodeName(msg->tcode); };
-  bool layout_final = false;
+  bool layout_final = type != Tcode::kProgTraceCorrelation && type != Tcode::kResourceFull;
   for (int s = 0; s < n; ++s) {
     const FieldSlot slot = slots[s];
     if (slot.bits > 0) {

@@ -62,7 +62,7 @@ class Collector : public MessageReader::Reporter {
 DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImage& image,
                                TraceMode mode, const FeatureSet& features, uint32_t xlen,
                                uint64_t test_short_repeats_after_anchor,
-                               uint32_t test_corrupt_after_anchor) {
+                               uint32_t test_corrupt_after_anchor, size_t reserve_pcs) {
   DecodedStream d;
   d.bytes.assign(bytes.begin(), bytes.end());
   // End-of-message bytes (MSEO 11), not counting idles (0xFF between messages): counted first,
@@ -76,6 +76,7 @@ DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImag
   }
   d.messages.reserve(d.framed_messages);
   CollectingSink sink;
+  sink.pcs_.reserve(reserve_pcs);
   ReconstructOptions ro;
   ro.mode = mode == TraceMode::kHtm ? ReconstructOptions::Mode::kHtm
                                     : ReconstructOptions::Mode::kBtm;

@@ -114,17 +114,29 @@ struct DecodedStream {
 /// `test_short_repeats_after_anchor` and `test_corrupt_after_anchor`: ReconstructOptions' test
 /// seams (a broken decoder-side repeat or feature model from that anchor on, for the judges'
 /// negative tests); 0 in every real use.
+/// `reserve_pcs`: room made in the decoded PC list up front (the runner passes the reference's
+/// retired count, which a good decode does not exceed), so the list is not grown by doubling,
+/// copying and faulting in twice its size; a capacity only, no effect on the result.
 DecodedStream DecodeForJudging(std::span<const uint8_t> bytes, const ProgramImage& image,
                                TraceMode mode, const FeatureSet& features = {},
                                uint32_t xlen = 64, uint64_t test_short_repeats_after_anchor = 0,
-                               uint32_t test_corrupt_after_anchor = 0);
+                               uint32_t test_corrupt_after_anchor = 0, size_t reserve_pcs = 0);
 
 struct Observed {
   DecodedStream stream;
   CaptureFacts capture;
   /// The determinism twin (same key, second board), when one ran.
   std::optional<DecodedStream> twin;
+  /// Set instead of `twin` when the twin's bytes equal the run's: DecodeForJudging is pure, so
+  /// that twin decodes to `stream` itself, which is then not held (and copied) twice.
+  bool twin_is_stream = false;
   std::optional<CaptureFacts> twin_capture;
+
+  /// The twin's decode: `twin`, or `stream` when twin_is_stream; null without a twin.
+  const DecodedStream* twin_stream() const {
+    if (twin_is_stream) return &stream;
+    return twin.has_value() ? &*twin : nullptr;
+  }
 };
 
 }  // namespace ctte::oracle

@@ -65,25 +65,34 @@ RunOutcome ExecuteRun(const PreparedRun& run, lab::Board& board, lab::Board* twi
   out.stream_sha256 = Sha256Hex(std::span<const uint8_t>(out.stream));
 
   oracle::Observed obs;
+  // The PC list is reserved for the reference's retired count (a capacity only: issue #17).
   const auto decode = [&](std::span<const uint8_t> bytes) {
     return oracle::DecodeForJudging(bytes, *run.program, run.expected.mode,
-                                    run.expected.features, run.expected.xlen);
+                                    run.expected.features, run.expected.xlen, 0, 0,
+                                    run.expected.pcs.size());
   };
   obs.stream = decode(out.stream);
   obs.capture = ToCaptureFacts(cap, run.plan.drain_budget_sink_cycles);
   // The twin's decode: DecodeForJudging is a pure function of the bytes and the run's program,
   // mode, features and XLEN, so a twin stream equal to the main one (what a deterministic
-  // encoder gives) is decoded once (issue #17).
+  // encoder gives) is neither decoded nor held again: Observed::twin_is_stream (issue #17).
   const auto decode_twin = [&](const std::vector<uint8_t>& bytes) {
-    return bytes == out.stream ? obs.stream : decode(bytes);
+    if (bytes == out.stream) {
+      obs.twin_is_stream = true;
+    } else {
+      obs.twin = decode(bytes);
+    }
+  };
+  const auto twin_sha = [&](const std::vector<uint8_t>& bytes) {
+    return obs.twin_is_stream ? out.stream_sha256 : Sha256Hex(std::span<const uint8_t>(bytes));
   };
   if (has_twin) {
-    obs.twin = decode_twin(twin.capture.bytes);
+    decode_twin(twin.capture.bytes);
     obs.twin_capture = ToCaptureFacts(twin.capture, run.plan.drain_budget_sink_cycles);
-    out.twin_stream_sha256 = Sha256Hex(std::span<const uint8_t>(twin.capture.bytes));
+    out.twin_stream_sha256 = twin_sha(twin.capture.bytes);
   } else if (options.twin_stream.has_value()) {
-    obs.twin = decode_twin(*options.twin_stream);
-    out.twin_stream_sha256 = Sha256Hex(std::span<const uint8_t>(*options.twin_stream));
+    decode_twin(*options.twin_stream);
+    out.twin_stream_sha256 = twin_sha(*options.twin_stream);
   }
   oracle::Judgement j = oracle::JudgeRun(run.expected, obs);
   out.verdicts = std::move(j.verdicts);

@@ -143,6 +143,18 @@ TEST_F(JudgeNegativeTest, DeletedErrorFailsLossAccounting) {
   EXPECT_NE(v.evidence.context.find("unannounced_episode"), std::string::npos) << v.evidence.context;
 }
 
+TEST_F(JudgeNegativeTest, ErrorWithoutTheLostTraceCodeFailsLossAccounting) {
+  // The judge finds the Error messages through Alignment::error_messages: one whose ECODE does
+  // not announce lost program trace (bit 2) is named.
+  const oracle::Observed o = lossy_->Observe();
+  const size_t i = FindMessage(o.stream, 0, [](const Message& m) { return m.type() == Tcode::kError; });
+  Message m = o.stream.messages[i];
+  m.set(oracle::Field::kEcode, m.get(oracle::Field::kEcode) & ~oracle::kEcodeProgramTraceLost);
+  const Judgement j = Judge(
+      *lossy_, WithBytes(*lossy_, SpliceMessage(o.stream.bytes, o.stream.messages[i], m, false), 0));
+  ExpectFails(j, VerdictCode::kLossAccounting, "error_code");
+}
+
 TEST_F(JudgeNegativeTest, FlippedFieldBitFailsDecodeIntegrity) {
   const oracle::Observed o = clean_->Observe();
   const size_t i = FindMessage(o.stream, o.stream.messages.size() / 3, [](const Message& m) {
@@ -283,6 +295,24 @@ TEST_F(JudgeNegativeTest, MessageInsidePausedWindowFailsWindowSemantics) {
       SpliceMessage(o.stream.bytes, o.stream.messages[corr + 1], leak, /*insert=*/true);
   const Judgement j = Judge(*clean_, WithBytes(*clean_, bytes, +1));
   ExpectFails(j, VerdictCode::kWindowSemantics, "message_outside_window");
+}
+
+TEST_F(JudgeNegativeTest, EnableSyncInsideOpenWindowFailsWindowSemantics) {
+  // A second SYNC=5 in the middle of window 0, not after an Error (the judge finds it through
+  // Alignment::enable_sync_messages).
+  const oracle::Observed o = clean_->Observe();
+  const size_t corr = FindMessage(o.stream, 0, [](const Message& m) {
+    return m.type() == Tcode::kProgTraceCorrelation;
+  });
+  const size_t at = corr / 2;
+  ASSERT_GT(at, 1u);
+  ASSERT_NE(o.stream.messages[at - 1].type(), Tcode::kError);
+  const Message reopen = Message::ProgTraceSync(oracle::kSyncTraceEnable, 0,
+                                                o.stream.messages[0].get(oracle::Field::kFaddr));
+  std::vector<uint8_t> bytes =
+      SpliceMessage(o.stream.bytes, o.stream.messages[at], reopen, /*insert=*/true);
+  const Judgement j = Judge(*clean_, WithBytes(*clean_, bytes, +1));
+  ExpectFails(j, VerdictCode::kWindowSemantics, "enable_sync_inside_window");
 }
 
 TEST_F(JudgeNegativeTest, DroppedFinalCorrelationFailsFlushCompleteness) {
