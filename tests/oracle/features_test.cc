@@ -5,7 +5,6 @@
 // reports decode errors instead of passing.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -24,6 +23,7 @@ using test_support::IssRun;
 using test_support::RunIss;
 using test_support::Encode;
 using test_support::Name;
+using test_support::Workload;
 
 TEST(FeaturesTest, ParsesTheFeatureGrammar) {
   EXPECT_TRUE(ParseFeatures("", "--features")->empty());
@@ -58,19 +58,7 @@ std::string Check(const ProgramImage& image, const IssRun& run, const std::vecto
                   uint32_t depth) {
   DecodeOptions opt;
   opt.reconstruct.implicit_return_depth = depth;
-  CollectingSink sink;
-  DecodeStream(bytes, image, opt, &sink);
-  for (const Marker& m : sink.markers_) {
-    if (m.kind == Marker::Kind::kDecodeError) return "decode error: " + m.reason;
-  }
-  if (sink.pcs_.size() != run.pcs.size()) {
-    return "decoded " + std::to_string(sink.pcs_.size()) + " PCs, ISS retired " +
-           std::to_string(run.pcs.size());
-  }
-  for (size_t i = 0; i < run.pcs.size(); ++i) {
-    if (sink.pcs_[i] != run.pcs[i]) return "PC " + std::to_string(i) + " differs";
-  }
-  return "";
+  return test_support::DecodesTo(image, bytes, opt, run.pcs);
 }
 
 std::vector<EncoderConfig> Configs(uint32_t depth) {
@@ -83,9 +71,8 @@ std::vector<EncoderConfig> Configs(uint32_t depth) {
 class ImplicitReturnWorkloadTest : public testing::TestWithParam<const char*> {};
 
 TEST_P(ImplicitReturnWorkloadTest, DecodesExactlyAtEveryDepth) {
-  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/" + GetParam() + ".elf";
-  Result<ProgramImage> image = ProgramImage::Load(path);
-  if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
+  Result<ProgramImage> image = Workload(GetParam());
+  if (!image.ok()) GTEST_SKIP() << GetParam() << " not built: " << image.status().ToString();
   for (const uint64_t interrupt_every : {uint64_t{0}, uint64_t{997}}) {
     IssOptions opt;
     opt.max_instructions = 600'000;
@@ -110,9 +97,8 @@ INSTANTIATE_TEST_SUITE_P(Workloads, ImplicitReturnWorkloadTest,
 // The designated workload: deep calls. Strictly smaller with the feature, in HTM and BTM, with
 // and without periodic sync; and a decoder told the wrong features reports errors.
 TEST(ImplicitReturnTest, DeepCallsStreamIsStrictlySmallerAndWrongFeaturesAreCaught) {
-  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/calls.elf";
-  Result<ProgramImage> image = ProgramImage::Load(path);
-  if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
+  Result<ProgramImage> image = Workload("calls");
+  if (!image.ok()) GTEST_SKIP() << "calls not built: " << image.status().ToString();
   IssOptions opt;
   opt.max_instructions = 600'000;
   const IssRun run = RunIss(*image, opt);
@@ -137,9 +123,8 @@ TEST(ImplicitReturnTest, DeepCallsStreamIsStrictlySmallerAndWrongFeaturesAreCaug
 }
 
 TEST(ImplicitReturnTest, FeaturesOffIsTheDefaultStream) {
-  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/calls.elf";
-  Result<ProgramImage> image = ProgramImage::Load(path);
-  if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
+  Result<ProgramImage> image = Workload("calls");
+  if (!image.ok()) GTEST_SKIP() << "calls not built: " << image.status().ToString();
   IssOptions opt;
   opt.max_instructions = 100'000;
   const IssRun run = RunIss(*image, opt);

@@ -27,6 +27,7 @@ using test_support::IssRun;
 using test_support::RunIss;
 using test_support::Encode;
 using test_support::Name;
+using test_support::Workload;
 
 constexpr uint64_t kFullHist = 0xFFFFFFFFu;  // 31 taken branches + the stop bit
 
@@ -123,19 +124,7 @@ std::string Check(const ProgramImage& image, const IssRun& run, const std::vecto
   opt.reconstruct.implicit_return_depth = f.implicit_return_depth;
   opt.reconstruct.repeated_history = f.repeated_history;
   opt.reconstruct.repeat_branch = f.repeat_branch;
-  CollectingSink sink;
-  DecodeStream(bytes, image, opt, &sink);
-  for (const Marker& m : sink.markers_) {
-    if (m.kind == Marker::Kind::kDecodeError) return "decode error: " + m.reason;
-  }
-  if (sink.pcs_.size() != run.pcs.size()) {
-    return "decoded " + std::to_string(sink.pcs_.size()) + " PCs, ISS retired " +
-           std::to_string(run.pcs.size());
-  }
-  for (size_t i = 0; i < run.pcs.size(); ++i) {
-    if (sink.pcs_[i] != run.pcs[i]) return "PC " + std::to_string(i) + " differs";
-  }
-  return "";
+  return test_support::DecodesTo(image, bytes, opt, run.pcs);
 }
 
 std::vector<EncoderConfig> Configs(const FeatureSet& f) {
@@ -150,10 +139,6 @@ std::vector<FeatureSet> FeatureSets() {
     v.push_back(*ParseFeatures(s, "test"));
   }
   return v;
-}
-
-Result<ProgramImage> Workload(const std::string& name) {
-  return ProgramImage::Load(std::string(CTTE_BINARY_DIR) + "/workloads/" + name + ".elf");
 }
 
 class RepeatWorkloadTest : public testing::TestWithParam<const char*> {};
