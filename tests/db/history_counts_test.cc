@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
-#include <filesystem>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -197,11 +196,8 @@ TEST(HistoryCountsTest, TheMigrationBackfillsAnOlderFile) {
 }
 
 TEST(HistoryCountsTest, MergeAndDeleteKeepTheCounts) {
-  const std::string a = FreshDbPath() + ".a.db", b = FreshDbPath() + ".b.db";
+  const std::string a = FreshDbPath("a.db"), b = FreshDbPath("b.db");
   const std::string out = FreshDbPath();
-  for (const std::string& p : {a, b}) {
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
-  }
   {
     auto db = OpenOrDie(a);
     WriteHistory(*db, 5);

@@ -22,15 +22,9 @@ namespace ctte::db {
 namespace {
 
 using testing::Campaign;
+using testing::FreshDbPath;
 using testing::MakeRun;
 using testing::OpenOrDie;
-
-std::string PathFor(const std::string& name) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string path = ::testing::TempDir() + "ctte_cover_" + info->name() + "_" + name;
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
-  return path;
-}
 
 /// Raw read access to a database file, for what the typed API does not show.
 class Raw {
@@ -155,7 +149,7 @@ void FillEveryTable(const std::string& path) {
 }
 
 TEST(MergeCoverageTest, TheFixtureFillsEveryColumnOfEveryTable) {
-  const std::string in = PathFor("in.db");
+  const std::string in = FreshDbPath("in.db");
   FillEveryTable(in);
   Raw raw(in);
   const std::vector<std::string> tables = raw.Tables();
@@ -172,7 +166,7 @@ TEST(MergeCoverageTest, TheFixtureFillsEveryColumnOfEveryTable) {
 }
 
 TEST(MergeCoverageTest, MergeCarriesEveryColumnOfEveryTable) {
-  const std::string in = PathFor("in.db"), out = PathFor("out.db");
+  const std::string in = FreshDbPath("in.db"), out = FreshDbPath("out.db");
   FillEveryTable(in);
   auto s = MergeDatabases(out, {in});
   ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -193,7 +187,7 @@ TEST(MergeCoverageTest, MergeCarriesEveryColumnOfEveryTable) {
 }
 
 TEST(MergeCoverageTest, RunColumnListMatchesTheSchema) {
-  const std::string in = PathFor("in.db");
+  const std::string in = FreshDbPath("in.db");
   ASSERT_TRUE(OpenOrDie(in));
   Raw raw(in);
   std::set<std::string> schema, listed;
@@ -205,7 +199,7 @@ TEST(MergeCoverageTest, RunColumnListMatchesTheSchema) {
 }
 
 TEST(MergeCoverageTest, ATableMergeCannotPlaceIsRefusedByName) {
-  const std::string in = PathFor("in.db"), out = PathFor("out.db");
+  const std::string in = FreshDbPath("in.db"), out = FreshDbPath("out.db");
   FillEveryTable(in);
   {
     Raw raw(in);
