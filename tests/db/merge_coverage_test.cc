@@ -17,6 +17,7 @@
 #include "db/triage_store.h"
 #include "db/run_columns.h"
 #include "tests/db/db_fixture.h"
+#include "tests/db/sql_rows.h"
 
 namespace ctte::db {
 namespace {
@@ -34,20 +35,7 @@ class Raw {
   }
   ~Raw() { sqlite3_close(db_); }
   std::vector<std::vector<std::string>> Rows(const std::string& sql) const {
-    sqlite3_stmt* s = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr), SQLITE_OK)
-        << sql << ": " << sqlite3_errmsg(db_);
-    std::vector<std::vector<std::string>> out;
-    while (s && sqlite3_step(s) == SQLITE_ROW) {
-      std::vector<std::string> row;
-      for (int c = 0; c < sqlite3_column_count(s); ++c) {
-        const unsigned char* t = sqlite3_column_text(s, c);
-        row.push_back(t ? reinterpret_cast<const char*>(t) : "NULL");
-      }
-      out.push_back(std::move(row));
-    }
-    sqlite3_finalize(s);
-    return out;
+    return testing::QueryRows(db_, sql);
   }
   void Exec(const std::string& sql) {
     EXPECT_EQ(sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
