@@ -65,10 +65,7 @@ TEST(SeqAddrFeaturesTest, InstructionForms) {
 }
 
 IssRun RunIss(const ProgramImage& image, uint64_t interrupt_every) {
-  IssOptions opt;
-  opt.max_instructions = 300'000;
-  opt.interrupt_every = interrupt_every;
-  return test_support::RunIss(image, opt);
+  return test_support::RunIss(image, 300'000, interrupt_every);
 }
 
 // Whole run, or with the window paused for beats [pause, resume): only the traced beats' PCs

@@ -74,10 +74,7 @@ TEST_P(ImplicitReturnWorkloadTest, DecodesExactlyAtEveryDepth) {
   Result<ProgramImage> image = Workload(GetParam());
   if (!image.ok()) GTEST_SKIP() << GetParam() << " not built: " << image.status().ToString();
   for (const uint64_t interrupt_every : {uint64_t{0}, uint64_t{997}}) {
-    IssOptions opt;
-    opt.max_instructions = 600'000;
-    opt.interrupt_every = interrupt_every;
-    const IssRun run = RunIss(*image, opt);
+    const IssRun run = RunIss(*image, 600'000, interrupt_every);
     for (const uint32_t depth : {1u, 4u, 16u, 32u}) {
       for (const EncoderConfig& c : Configs(depth)) {
         const std::vector<uint8_t> bytes = Encode(run, c);
@@ -99,9 +96,7 @@ INSTANTIATE_TEST_SUITE_P(Workloads, ImplicitReturnWorkloadTest,
 TEST(ImplicitReturnTest, DeepCallsStreamIsStrictlySmallerAndWrongFeaturesAreCaught) {
   Result<ProgramImage> image = Workload("calls");
   if (!image.ok()) GTEST_SKIP() << "calls not built: " << image.status().ToString();
-  IssOptions opt;
-  opt.max_instructions = 600'000;
-  const IssRun run = RunIss(*image, opt);
+  const IssRun run = RunIss(*image, 600'000);
   for (const EncoderConfig& on : Configs(16)) {
     EncoderConfig off = on;
     off.features = {};
@@ -125,9 +120,7 @@ TEST(ImplicitReturnTest, DeepCallsStreamIsStrictlySmallerAndWrongFeaturesAreCaug
 TEST(ImplicitReturnTest, FeaturesOffIsTheDefaultStream) {
   Result<ProgramImage> image = Workload("calls");
   if (!image.ok()) GTEST_SKIP() << "calls not built: " << image.status().ToString();
-  IssOptions opt;
-  opt.max_instructions = 100'000;
-  const IssRun run = RunIss(*image, opt);
+  const IssRun run = RunIss(*image, 100'000);
   EncoderConfig plain;
   EncoderConfig parsed;
   parsed.features = *ParseFeatures("none", "--features");
@@ -142,10 +135,7 @@ TEST(ImplicitReturnTest, GeneratedProgramsWithSwapsAndDeepCallsRoundTrip) {
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     const GeneratedProgram prog = GenerateProgram(seed, gen);
     const ProgramImage image = prog.ToImage();
-    IssOptions opt;
-    opt.max_instructions = 100'000;
-    opt.interrupt_every = seed % 3 == 0 ? 101 + seed : 0;
-    const IssRun run = RunIss(image, opt);
+    const IssRun run = RunIss(image, 100'000, seed % 3 == 0 ? 101 + seed : 0);
     for (const uint32_t depth : {2u, 32u}) {
       for (const EncoderConfig& c : Configs(depth)) {
         EXPECT_EQ(Check(image, run, Encode(run, c), depth), "") << "seed " << seed << ", "

@@ -48,6 +48,16 @@ inline IssRun RunIss(const ProgramImage& image, IssOptions options) {
   return r;
 }
 
+/// RunIss stopping after `max_instructions` beats, with an interrupt every `interrupt_every`
+/// retirements (0: none).
+inline IssRun RunIss(const ProgramImage& image, uint64_t max_instructions,
+                     uint64_t interrupt_every = 0) {
+  IssOptions options;
+  options.max_instructions = max_instructions;
+  options.interrupt_every = interrupt_every;
+  return RunIss(image, options);
+}
+
 /// The reference encoder's stream for `run` under `config` (one window, opened and closed).
 inline std::vector<uint8_t> Encode(const IssRun& run, const EncoderConfig& config) {
   ReferenceEncoder enc(config);

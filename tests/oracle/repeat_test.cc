@@ -147,10 +147,7 @@ TEST_P(RepeatWorkloadTest, DecodesExactlyWithEveryFeatureSet) {
   Result<ProgramImage> image = Workload(GetParam());
   if (!image.ok()) GTEST_SKIP() << GetParam() << " not built: " << image.status().ToString();
   for (const uint64_t interrupt_every : {uint64_t{0}, uint64_t{997}}) {
-    IssOptions opt;
-    opt.max_instructions = 300'000;
-    opt.interrupt_every = interrupt_every;
-    const IssRun run = RunIss(*image, opt);
+    const IssRun run = RunIss(*image, 300'000, interrupt_every);
     for (const FeatureSet& f : FeatureSets()) {
       for (const EncoderConfig& c : Configs(f)) {
         EXPECT_EQ(Check(*image, run, Encode(run, c), f), "")
@@ -172,9 +169,7 @@ INSTANTIATE_TEST_SUITE_P(Workloads, RepeatWorkloadTest,
 TEST(RepeatTest, TightLoopIsStrictlySmallerAndWrongFeaturesAreCaught) {
   Result<ProgramImage> image = Workload("spin");
   if (!image.ok()) GTEST_SKIP() << "spin not built: " << image.status().ToString();
-  IssOptions opt;
-  opt.max_instructions = 300'000;
-  const IssRun run = RunIss(*image, opt);
+  const IssRun run = RunIss(*image, 300'000);
   const FeatureSet rh = *ParseFeatures("repeated-history", "t");
   const FeatureSet rb = *ParseFeatures("repeat-branch", "t");
   for (const auto& [f, mode] : {std::pair{rh, TraceMode::kHtm}, {rb, TraceMode::kBtm}}) {
@@ -204,10 +199,7 @@ TEST(RepeatTest, GeneratedProgramsRoundTrip) {
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     const GeneratedProgram prog = GenerateProgram(seed, gen);
     const ProgramImage image = prog.ToImage();
-    IssOptions opt;
-    opt.max_instructions = 100'000;
-    opt.interrupt_every = seed % 3 == 0 ? 101 + seed : 0;
-    const IssRun run = RunIss(image, opt);
+    const IssRun run = RunIss(image, 100'000, seed % 3 == 0 ? 101 + seed : 0);
     for (const EncoderConfig& c : Configs(f)) {
       EXPECT_EQ(Check(image, run, Encode(run, c), f), "") << "seed " << seed << ", " << Name(c);
     }
@@ -219,9 +211,7 @@ TEST(RepeatTest, GeneratedProgramsRoundTrip) {
 TEST(RepeatTest, DecoderAcceptsEveryLegalSplitOfHistory) {
   Result<ProgramImage> image = Workload("spin");
   if (!image.ok()) GTEST_SKIP() << "spin not built: " << image.status().ToString();
-  IssOptions opt;
-  opt.max_instructions = 50'000;
-  const IssRun run = RunIss(*image, opt);
+  const IssRun run = RunIss(*image, 50'000);
   EncoderConfig c;
   const std::vector<uint8_t> ref = Encode(run, c);
   // Re-split every RCODE 1 record of the plain stream: 31 history bits as 31 x "1" ones

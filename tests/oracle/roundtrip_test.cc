@@ -62,10 +62,7 @@ TEST_P(WorkloadRoundTripTest, EncodeThenDecodeGivesTheIssPcSequence) {
   Result<ProgramImage> image = Workload(GetParam());
   if (!image.ok()) GTEST_SKIP() << GetParam() << " not built: " << image.status().ToString();
   for (const uint64_t interrupt_every : {uint64_t{0}, uint64_t{997}}) {
-    IssOptions opt;
-    opt.max_instructions = 2'000'000;
-    opt.interrupt_every = interrupt_every;
-    const IssRun run = RunIss(*image, opt);
+    const IssRun run = RunIss(*image, 2'000'000, interrupt_every);
     ASSERT_GT(run.pcs.size(), 1000u);
     for (const Config& c : Configs()) {
       EXPECT_EQ(RoundTrip(*image, run, c.enc), "")
@@ -85,10 +82,7 @@ TEST(GeneratedRoundTripTest, SixtyGeneratedProgramsRoundTripInEveryConfiguration
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     const GeneratedProgram prog = GenerateProgram(seed, gen);
     const ProgramImage image = prog.ToImage();
-    IssOptions opt;
-    opt.max_instructions = 100'000;
-    opt.interrupt_every = seed % 3 == 0 ? 101 + seed : 0;
-    const IssRun run = RunIss(image, opt);
+    const IssRun run = RunIss(image, 100'000, seed % 3 == 0 ? 101 + seed : 0);
     ASSERT_GT(run.pcs.size(), 100u) << "seed " << seed;
     for (const Config& c : Configs()) {
       EXPECT_EQ(RoundTrip(image, run, c.enc), "") << "seed " << seed << ", " << c.name;
@@ -102,10 +96,7 @@ TEST(GeneratedRoundTripTest, SixtyGeneratedProgramsRoundTripInEveryConfiguration
 TEST(StreamMutationTest, EveryMutationAndTruncationOfARealStreamIsDecodedOrReported) {
   Result<ProgramImage> image = Workload("traps");
   if (!image.ok()) GTEST_SKIP() << "traps not built: " << image.status().ToString();
-  IssOptions opt;
-  opt.max_instructions = 800;
-  opt.interrupt_every = 97;
-  const IssRun run = RunIss(*image, opt);
+  const IssRun run = RunIss(*image, 800, 97);
   for (TraceMode mode : {TraceMode::kHtm, TraceMode::kBtm}) {
     const std::vector<uint8_t> base = test_support::Encode(run, {mode, 1, 0, 6});
     ASSERT_EQ(RoundTrip(*image, run, {mode, 1, 0, 6}), "");
