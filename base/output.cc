@@ -3,6 +3,8 @@
 #include "base/output.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -173,17 +175,30 @@ class TempFile {
   std::string path_;
 };
 
-Status WriteAll(int fd, const void* data, size_t size, const std::string& path) {
+// Writes all `size` bytes: resumes short writes and EINTR, waits in poll(2) on EAGAIN (a
+// non-blocking pipe or terminal). Returns 0 or the errno that stopped it.
+int WriteFully(int fd, const void* data, size_t size) {
   const auto* p = static_cast<const uint8_t*>(data);
   while (size > 0) {
     const ssize_t n = ::write(fd, p, size);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Failed(path, "write failed", errno);
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        struct pollfd pfd {fd, POLLOUT, 0};
+        if (::poll(&pfd, 1, -1) < 0 && errno != EINTR) return errno;
+        continue;
+      }
+      return errno;
     }
     p += n;
     size -= static_cast<size_t>(n);
   }
+  return 0;
+}
+
+Status WriteAll(int fd, const void* data, size_t size, const std::string& path) {
+  const int err = WriteFully(fd, data, size);
+  if (err != 0) return Failed(path, "write failed", err);
   return Status::Ok();
 }
 
@@ -291,6 +306,9 @@ struct OutputFileWriter::State {
   bool existed = false;
   TempFile tmp;
   Status error;
+  bool to_stdout = false;      // fd 1: no temporary file, no rename
+  bool reader_closed = false;  // fd 1 gave EPIPE
+  int fd() const { return to_stdout ? STDOUT_FILENO : tmp.fd(); }
 };
 
 OutputFileWriter::OutputFileWriter(std::unique_ptr<State> state)
@@ -298,8 +316,25 @@ OutputFileWriter::OutputFileWriter(std::unique_ptr<State> state)
 
 OutputFileWriter::~OutputFileWriter() = default;  // ~TempFile removes an uncommitted file
 
+Result<std::unique_ptr<OutputFileWriter>> OutputFileWriter::OpenStdout() {
+  struct stat st {};
+  if (::fstat(STDOUT_FILENO, &st) != 0) {
+    if (errno == EBADF) return Status::InvalidArgument("standard output is closed");
+    return Failed("standard output", "cannot inspect it", errno);
+  }
+  // A closed pipe must give EPIPE, not kill the process (the header: a quiet stop).
+  ::signal(SIGPIPE, SIG_IGN);
+  auto state = std::make_unique<State>();
+  state->path = "standard output";
+  state->to_stdout = true;
+  return std::unique_ptr<OutputFileWriter>(new OutputFileWriter(std::move(state)));
+}
+
+bool OutputFileWriter::reader_closed() const { return state_->reader_closed; }
+
 Result<std::unique_ptr<OutputFileWriter>> OutputFileWriter::Open(const std::string& path,
                                                                  const OutputOptions& options) {
+  if (IsStdout(path)) return OpenStdout();
   Result<Target> t = SplitPath(path);
   if (!t.ok()) return t.status();
   CTTE_RETURN_IF_ERROR(CheckFolder(path, t->folder, options, /*create=*/true));
@@ -317,10 +352,21 @@ Result<std::unique_ptr<OutputFileWriter>> OutputFileWriter::Open(const std::stri
   return std::unique_ptr<OutputFileWriter>(new OutputFileWriter(std::move(st)));
 }
 
-void OutputFileWriter::Flush() {
-  if (pos_ > 0 && state_->error.ok()) {
-    state_->error = WriteAll(state_->tmp.fd(), buf_.get(), pos_, state_->path);
+// Writes straight to the target (the temporary file or fd 1) unless an error or a closed
+// reader already stopped it.
+void OutputFileWriter::WriteOut(const void* data, size_t size) {
+  State& s = *state_;
+  if (size == 0 || !s.error.ok() || s.reader_closed) return;
+  const int err = WriteFully(s.fd(), data, size);
+  if (err == EPIPE && s.to_stdout) {
+    s.reader_closed = true;
+  } else if (err != 0) {
+    s.error = Failed(s.path, "write failed", err);
   }
+}
+
+void OutputFileWriter::Flush() {
+  WriteOut(buf_.get(), pos_);
   pos_ = 0;
 }
 
@@ -328,7 +374,7 @@ void OutputFileWriter::Append(const void* data, size_t size) {
   if (pos_ + size > kChunk) {
     Flush();
     if (size > kChunk) {
-      if (state_->error.ok()) state_->error = WriteAll(state_->tmp.fd(), data, size, state_->path);
+      WriteOut(data, size);
       return;
     }
   }
@@ -340,6 +386,7 @@ Status OutputFileWriter::Commit() {
   Flush();
   State& s = *state_;
   CTTE_RETURN_IF_ERROR(s.error);
+  if (s.to_stdout) return Status::Ok();  // fd 1 stays open: the process's, not ours
   if (s.options.sync && ::fsync(s.tmp.fd()) != 0) return Failed(s.path, "fsync failed", errno);
   if (s.tmp.Close() != 0) return Failed(s.path, "write failed", errno);
   CTTE_RETURN_IF_ERROR(RenameOver(s.tmp.path(), s.path, s.existed, s.options));

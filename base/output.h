@@ -3,7 +3,8 @@
 //
 //   - Only a regular file is ever replaced. A symbolic link, FIFO, device (/dev/full,
 //     /dev/null), socket or directory at the path is refused with an error that names the path
-//     and what is there; it is left untouched. (There is no "write through to a device" mode.)
+//     and what is there; it is left untouched. (There is no "write through to a device" mode;
+//     standard output is spelled "-", for OutputFileWriter only: see there.)
 //   - A missing parent folder is an error ("parent folder X does not exist") unless
 //     OutputOptions::create_parents says to create it.
 //   - The data goes to a temporary file in the same folder, which is renamed over the target,
@@ -116,11 +117,27 @@ inline constexpr std::array<uint32_t, 256> kHexTail = [] {
 /// target. Destroyed without a successful Commit(), the temporary file is removed and the
 /// target is untouched. A write error is kept and returned by Commit() (appends after it are
 /// dropped), so per-line calls need no status check. Not thread-safe.
+///
+/// Standard output ("-", kStdoutName: OpenStdout, or Open("-")): the same 1 MiB chunks go to
+/// fd 1 with write(2), whatever it is (pipe, terminal, /dev/null, a file the shell opened);
+/// short writes and EINTR are resumed, EAGAIN (a non-blocking pipe) waits in poll(2). Nothing is
+/// renamed and Commit() only flushes. OpenStdout sets SIGPIPE to SIG_IGN for the process, so a
+/// reader that closes the pipe (`| head`) gives EPIPE instead of killing it: the writer then
+/// drops every later append, reader_closed() turns true and Commit() returns Ok (a quiet stop:
+/// the caller stops producing and exits without a message). Any other write error (EIO, ENOSPC,
+/// EBADF) is kept and returned by Commit() as "standard output: write failed: REASON".
 class OutputFileWriter {
  public:
   static constexpr size_t kChunk = 1 << 20;
+  static constexpr std::string_view kStdoutName = "-";
+  /// `path` == "-" opens standard output (OpenStdout); anything else is a file by the rule.
   static Result<std::unique_ptr<OutputFileWriter>> Open(const std::string& path,
                                                          const OutputOptions& options = {});
+  /// Standard output; an error when fd 1 is not open ("standard output is closed").
+  static Result<std::unique_ptr<OutputFileWriter>> OpenStdout();
+  static bool IsStdout(std::string_view path) { return path == kStdoutName; }
+  /// The reader of standard output closed it (EPIPE); appends are dropped from then on.
+  bool reader_closed() const;
   ~OutputFileWriter();
   OutputFileWriter(const OutputFileWriter&) = delete;
   OutputFileWriter& operator=(const OutputFileWriter&) = delete;
@@ -167,6 +184,7 @@ class OutputFileWriter {
   struct State;
   explicit OutputFileWriter(std::unique_ptr<State> state);
   void Flush();
+  void WriteOut(const void* data, size_t size);
 
   std::unique_ptr<State> state_;
   std::unique_ptr<char[]> buf_;

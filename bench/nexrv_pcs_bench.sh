@@ -6,8 +6,11 @@
 # Builds NexRv from NEXRV_DIR into a scratch folder (never into this tree), makes the stream
 # (`workload gen --seed 17 --max-dynamic 17000000`, `encode`), NexRv's PC info (objdump of the
 # code segment, `NexRv -conv -objd`), checks that both decoders write the same PCs (NexRv writes
-# upper-case hex: compared as lower case), then times PAIRS pairs A B A B ... with bash's `time`
+# upper-case hex: compared as lower case), then times PAIRS rounds A B C D E with bash's `time`
 # (whole processes; user, sys, wall) and prints the medians and the median of the pair ratios.
+# D and E are the pipe case: `decode --pcs - | cat >/dev/null` against NexRv writing its PCs to
+# the same kind of pipe (`-pcout /dev/fd/3`, its own messages to /dev/null); both times include
+# cat's.
 #
 # Usage: NEXRV_DIR=/path/to/refcode/c bench/nexrv_pcs_bench.sh [PAIRS]   (default 5)
 #   BUILD_DIR (default build), WORK (default a new temporary folder, removed at the end),
@@ -40,10 +43,17 @@ riscv64-unknown-elf-objdump -D -b binary -m riscv:rv64 --adjust-vma="$vaddr" "$w
 A=("$lab" decode "$work/big.bin" --elf "$work/big.elf" --pcs "$work/a.pcs")
 B=("$work/NexRv" -deco "$work/big.bin" -pcinfo "$work/big.pci" -pcout "$work/b.pcs" -none)
 C=("$lab" iss "$work/big.elf" --pcs "$work/c.pcs")
+D=(bash -c '"$1" decode "$2" --elf "$3" --pcs - 2>/dev/null | cat >/dev/null' _ "$lab" "$work/big.bin" "$work/big.elf")
+E=(bash -c '"$1" -deco "$2" -pcinfo "$3" -pcout /dev/fd/3 -none 3>&1 >/dev/null | cat >/dev/null' _ "$work/NexRv" "$work/big.bin" "$work/big.pci")
 "${A[@]}" >/dev/null; "${B[@]}" >/dev/null; "${C[@]}" >/dev/null
 tr 'A-F' 'a-f' <"$work/b.pcs" | cmp - "$work/a.pcs" ||
   { echo "nexrv_pcs_bench: NexRv and ctte-lab decode wrote different PCs" >&2; exit 1; }
 cmp "$work/c.pcs" "$work/a.pcs" || { echo "nexrv_pcs_bench: iss --pcs and decode --pcs differ" >&2; exit 1; }
+"$lab" decode "$work/big.bin" --elf "$work/big.elf" --pcs - 2>/dev/null | cmp - "$work/a.pcs" ||
+  { echo "nexrv_pcs_bench: decode --pcs - and --pcs FILE differ" >&2; exit 1; }
+"$work/NexRv" -deco "$work/big.bin" -pcinfo "$work/big.pci" -pcout /dev/fd/3 -none 3>&1 >/dev/null |
+  tr 'A-F' 'a-f' | cmp - "$work/a.pcs" ||
+  { echo "nexrv_pcs_bench: NexRv -pcout /dev/fd/3 wrote other PCs" >&2; exit 1; }
 if [ -n "${BASE_LAB:-}" ]; then
   "$BASE_LAB" decode "$work/big.bin" --elf "$work/big.elf" --pcs "$work/base.pcs" >/dev/null
   sha_a=$(sha256sum <"$work/a.pcs"); sha_base=$(sha256sum <"$work/base.pcs")
@@ -62,7 +72,9 @@ timed() {  # timed TAG CMD...: appends "TAG user sys wall" to $work/times
   echo "$tag $(cat "$work/t.one")" >>"$work/times"
 }
 : >"$work/times"
-for ((i = 0; i < pairs; i++)); do timed A "${A[@]}"; timed B "${B[@]}"; timed C "${C[@]}"; done
+for ((i = 0; i < pairs; i++)); do
+  timed A "${A[@]}"; timed B "${B[@]}"; timed C "${C[@]}"; timed D "${D[@]}"; timed E "${E[@]}"
+done
 
 awk -v n="$n" '
   function median(a, k,   i, j, t) {
@@ -71,9 +83,10 @@ awk -v n="$n" '
   }
   { k[$1]++; u[$1, k[$1]] = $2; c[$1, k[$1]] = $2 + $3; w[$1, k[$1]] = $4 }
   END {
-    split("A B C", tags, " ")
+    split("A B C D E", tags, " ")
     names["A"] = "ctte-lab decode --pcs"; names["B"] = "NexRv -deco -pcout"; names["C"] = "ctte-lab iss --pcs"
-    for (t = 1; t <= 3; t++) {
+    names["D"] = "decode --pcs - | cat"; names["E"] = "NexRv -pcout pipe | cat"
+    for (t = 1; t <= 5; t++) {
       g = tags[t]
       for (i = 1; i <= k[g]; i++) { x[i] = u[g, i]; y[i] = c[g, i]; z[i] = w[g, i] }
       mu = median(x, k[g]); mc = median(y, k[g]); mw = median(z, k[g])
@@ -82,8 +95,10 @@ awk -v n="$n" '
     for (i = 1; i <= k["A"]; i++) {
       ru[i] = u["A", i] / u["B", i]; rc[i] = c["A", i] / c["B", i]; rw[i] = w["A", i] / w["B", i]
       iu[i] = u["C", i] / u["A", i]; ic[i] = c["C", i] / c["A", i]
+      pu[i] = u["D", i] / u["E", i]; pc[i] = c["D", i] / c["E", i]; pw[i] = w["D", i] / w["E", i]
     }
     m = k["A"]
     printf "decode/NexRv (median of %d pairs): user %.3f, cpu %.3f, wall %.3f: ours %.1fx faster in cpu, %.1fx in user time\n", m, median(ru, m), median(rc, m), median(rw, m), 1 / median(rc, m), 1 / median(ru, m)
     printf "iss/decode (median of %d pairs): user %.3f, cpu %.3f\n", m, median(iu, m), median(ic, m)
+    printf "pipe, decode/NexRv with cat (median of %d pairs): user %.3f, cpu %.3f, wall %.3f: ours %.1fx faster in cpu\n", m, median(pu, m), median(pc, m), median(pw, m), 1 / median(pc, m)
   }' "$work/times"

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "oracle/reconstruct.h"
 #include "oracle/trace_stats.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/pcs_output.h"
 
 namespace ctte::cli {
 namespace {
@@ -63,6 +65,13 @@ class PrintingReporter : public oracle::MessageReader::Reporter {
 };
 
 int RunDecode(const DecodeArgs& a) {
+  // --pcs -: the PCs own standard output; the statistics go to stderr, and what only prints to
+  // standard output (--json, --messages) is refused before anything is read.
+  std::optional<PcsOutput> out =
+      OpenPcsOutput("decode", a.pcs, a.json ? "--json" : a.messages ? "--messages" : nullptr);
+  if (!out) return kExitUsage;
+  FILE* const info = out->info;
+  OutputFileWriter* const pcs = out->writer.get();
   Result<std::vector<uint8_t>> bytes = ReadFileBytes(a.trace);
   if (!bytes.ok()) {
     std::fprintf(stderr, "ctte-lab decode: %s\n", bytes.status().ToString().c_str());
@@ -82,16 +91,7 @@ int RunDecode(const DecodeArgs& a) {
                   m.ToString().c_str());
     }
   }
-  std::unique_ptr<OutputFileWriter> pcs;
-  if (!a.pcs.empty()) {
-    Result<std::unique_ptr<OutputFileWriter>> w = OutputFileWriter::Open(a.pcs);
-    if (!w.ok()) {
-      std::fprintf(stderr, "ctte-lab decode: --pcs: %s\n", w.status().ToString().c_str());
-      return kExitUsage;
-    }
-    pcs = std::move(*w);
-  }
-  CliSink sink(pcs.get());
+  CliSink sink(pcs);
   oracle::DecodeOptions opt;
   Result<oracle::FeatureSet> features = oracle::ParseFeatures(a.features, "--features");
   if (!features.ok()) {
@@ -127,6 +127,7 @@ int RunDecode(const DecodeArgs& a) {
   oracle::MessageReader reader(*bytes, &fwd);
   Message m;
   while (reader.Next(&m)) {
+    if (pcs != nullptr && pcs->reader_closed()) break;
     while (next_config < choice->configs.size() && choice->configs[next_config].offset < m.offset) {
       rec.Configure(choice->configs[next_config++].features);
     }
@@ -139,6 +140,8 @@ int RunDecode(const DecodeArgs& a) {
       std::fprintf(stderr, "ctte-lab decode: --pcs: %s\n", st.ToString().c_str());
       return kExitUsage;
     }
+    // The reader closed the pipe (`| head`): it has what it wanted; stop quietly.
+    if (pcs->reader_closed()) return kExitOk;
   }
   stats.set_wire_bytes(bytes->size());
   stats.set_idle_bytes(reader.idle_bytes());
@@ -186,17 +189,18 @@ int RunDecode(const DecodeArgs& a) {
     j["markers"] = std::move(marks);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("instructions %llu, messages %llu, bytes %llu, %.3f wire bits/instruction, "
-                "%llu decode error(s)\n",
-                static_cast<unsigned long long>(rec.instructions()),
-                static_cast<unsigned long long>(stats.total_messages()),
-                static_cast<unsigned long long>(stats.wire_bytes()),
-                stats.WireBitsPerInstruction(),
-                static_cast<unsigned long long>(rec.decode_errors()));
+    std::fprintf(info,
+                 "instructions %llu, messages %llu, bytes %llu, %.3f wire bits/instruction, "
+                 "%llu decode error(s)\n",
+                 static_cast<unsigned long long>(rec.instructions()),
+                 static_cast<unsigned long long>(stats.total_messages()),
+                 static_cast<unsigned long long>(stats.wire_bytes()),
+                 stats.WireBitsPerInstruction(),
+                 static_cast<unsigned long long>(rec.decode_errors()));
     for (const Marker& mk : sink.markers) {
       if (mk.kind == Marker::Kind::kDecodeError) {
-        std::printf("decode error at PC index %llu: %s\n",
-                    static_cast<unsigned long long>(mk.pc_index), mk.reason.c_str());
+        std::fprintf(info, "decode error at PC index %llu: %s\n",
+                     static_cast<unsigned long long>(mk.pc_index), mk.reason.c_str());
       }
     }
   }
@@ -211,7 +215,10 @@ const Registrar kDecode(Command{
       auto a = std::make_shared<DecodeArgs>();
       sub.add_option("trace", a->trace, "N-Trace byte stream (capture)")->required();
       sub.add_option("--elf", a->elf, "program image the trace was taken from")->required();
-      sub.add_option("--pcs", a->pcs, "write the reconstructed PCs, one hex PC per line");
+      sub.add_option("--pcs", a->pcs,
+                     "write the reconstructed PCs, one hex PC per line, to this file, or to "
+                     "standard output for '-' (the statistics then go to stderr; --json and "
+                     "--messages are refused with it)");
       sub.add_flag("--messages", a->messages,
                    "list every message with its byte offset and fields");
       sub.add_flag("--json", a->json, "print statistics and markers as JSON");
@@ -229,7 +236,9 @@ const Registrar kDecode(Command{
           "found (they are listed; a corrupt stream never aborts the decoder), when "
           "--features disagrees with the stream's configuration message or that message is "
           "malformed, 2 on a usage "
-          "or input error (missing file, bad ELF).");
+          "or input error (missing file, bad ELF, a --pcs path that is not a regular file, a "
+          "failed write). With --pcs -, a reader that closes the pipe early (| head) ends the "
+          "decode quietly with exit 0.");
       return [a] { return RunDecode(*a); };
     }});
 

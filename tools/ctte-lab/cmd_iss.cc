@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,7 @@
 #include "oracle/program_image.h"
 #include "tools/ctte-lab/command.h"
 #include "tools/ctte-lab/flag_checks.h"
+#include "tools/ctte-lab/pcs_output.h"
 
 namespace ctte::cli {
 namespace {
@@ -43,21 +45,18 @@ const char* StopName(oracle::StopReason r) {
 }
 
 int RunIss(const IssFlags& f) {
+  // --pcs through base/output.h: refused before the run (FIFO, symlink, device, missing
+  // parent), streamed in chunks into a temporary file renamed over the target at the end, or
+  // to standard output for "-" (the summary then goes to stderr; --json is refused).
+  std::optional<PcsOutput> pcs_out =
+      OpenPcsOutput("iss", f.pcs_path, f.json ? "--json" : nullptr);
+  if (!pcs_out) return kExitUsage;
+  FILE* const out = pcs_out->info;
+  OutputFileWriter* const pcs = pcs_out->writer.get();
   Result<oracle::ProgramImage> image = oracle::ProgramImage::Load(f.elf);
   if (!image.ok()) {
     std::fprintf(stderr, "ctte-lab iss: %s\n", image.status().ToString().c_str());
     return kExitUsage;
-  }
-  // --pcs through base/output.h: refused before the run (FIFO, symlink, device, missing
-  // parent), streamed in chunks into a temporary file renamed over the target at the end.
-  std::unique_ptr<OutputFileWriter> pcs;
-  if (!f.pcs_path.empty()) {
-    Result<std::unique_ptr<OutputFileWriter>> w = OutputFileWriter::Open(f.pcs_path);
-    if (!w.ok()) {
-      std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", w.status().ToString().c_str());
-      return kExitUsage;
-    }
-    pcs = std::move(*w);
   }
   oracle::IssOptions opts;
   opts.max_instructions = f.max_instructions;
@@ -76,6 +75,7 @@ int RunIss(const IssFlags& f) {
       if (nbatch == batch.size()) {
         pcs->AppendHexLines(batch.data(), nbatch);
         nbatch = 0;
+        if (pcs->reader_closed()) break;  // `| head` has what it wanted
       }
     }
   }
@@ -85,6 +85,7 @@ int RunIss(const IssFlags& f) {
       std::fprintf(stderr, "ctte-lab iss: --pcs: %s\n", s.ToString().c_str());
       return kExitUsage;
     }
+    if (pcs->reader_closed()) return kExitOk;  // a quiet stop (docs/inputs-and-outputs.md)
   }
   const bool exited = iss.stop_reason() == oracle::StopReason::kExited;
   if (f.json) {
@@ -104,22 +105,22 @@ int RunIss(const IssFlags& f) {
     j["itype_counts"] = counts;
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("elf:          %s\n", f.elf.c_str());
-    std::printf("xlen:         %d (%s, from the ELF class)\n", oracle::XlenBits(image->xlen()),
-                oracle::XlenName(image->xlen()));
-    std::printf("stop:         %s\n", StopName(iss.stop_reason()));
-    std::printf("retired:      %" PRIu64 "\n", iss.retired());
-    std::printf("beats:        %" PRIu64 " (%" PRIu64 " trap beats)\n", iss.beats(),
-                iss.beats() - iss.retired());
-    if (exited) std::printf("exit code:    %d\n", iss.exit_code());
+    std::fprintf(out, "elf:          %s\n", f.elf.c_str());
+    std::fprintf(out, "xlen:         %d (%s, from the ELF class)\n",
+                 oracle::XlenBits(image->xlen()), oracle::XlenName(image->xlen()));
+    std::fprintf(out, "stop:         %s\n", StopName(iss.stop_reason()));
+    std::fprintf(out, "retired:      %" PRIu64 "\n", iss.retired());
+    std::fprintf(out, "beats:        %" PRIu64 " (%" PRIu64 " trap beats)\n", iss.beats(),
+                 iss.beats() - iss.retired());
+    if (exited) std::fprintf(out, "exit code:    %d\n", iss.exit_code());
     if (!iss.fatal_message().empty())
-      std::printf("fatal:        %s\n", iss.fatal_message().c_str());
-    std::printf("itype counts:");
+      std::fprintf(out, "fatal:        %s\n", iss.fatal_message().c_str());
+    std::fprintf(out, "itype counts:");
     for (size_t i = 0; i < itypes.size(); ++i) {
-      if (itypes[i] != 0) std::printf(" %zu:%" PRIu64, i, itypes[i]);
+      if (itypes[i] != 0) std::fprintf(out, " %zu:%" PRIu64, i, itypes[i]);
     }
-    std::printf("\nconsole:\n%s", iss.console().c_str());
-    if (!iss.console().empty() && iss.console().back() != '\n') std::printf("\n");
+    std::fprintf(out, "\nconsole:\n%s", iss.console().c_str());
+    if (!iss.console().empty() && iss.console().back() != '\n') std::fprintf(out, "\n");
   }
   if (iss.stop_reason() == oracle::StopReason::kFatal) return kExitUsage;
   return kExitOk;
@@ -141,7 +142,10 @@ const Registrar kRegistrar{Command{
                      "raise the machine software interrupt every N retired instructions")
           ->check(Unsigned())
           ->excludes(at);
-      sub.add_option("--pcs", f->pcs_path, "write one hex PC per retired instruction here");
+      sub.add_option("--pcs", f->pcs_path,
+                     "write one hex PC per retired instruction to this file, or to standard "
+                     "output for '-' (the summary then goes to stderr; --json is refused with "
+                     "it; a reader that closes the pipe early ends the run quietly, exit 0)");
       sub.add_flag("--json", f->json, "print the summary as JSON");
       return [f] { return RunIss(*f); };
     }}};
