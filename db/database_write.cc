@@ -40,8 +40,20 @@ Status CheckCause(const std::string& cause, RunStatus status, const std::string&
   return Status::Ok();
 }
 
-// The id a SELECT finds right after an upsert in transaction `tx`; commits on success.
-Result<int64_t> IdAfterUpsert(Statement& sel, Transaction& tx, const char* what) {
+// Inserts a row (`ins_sql`, an INSERT ... ON CONFLICT) and selects its id (`sel_sql`, by the
+// row's key) in one transaction, committed when both succeed: the id of the row made or already
+// there. `bind_ins` and `bind_sel` bind the two statements' parameters; `what` names the table's
+// row in the error when the SELECT finds none.
+template <class BindIns, class BindSel>
+Result<int64_t> UpsertRow(sqlite3* db, const char* what, const char* ins_sql,
+                          const BindIns& bind_ins, const char* sel_sql, const BindSel& bind_sel) {
+  Transaction tx(db);
+  CTTE_RETURN_IF_ERROR(tx.status());
+  Statement ins(db, ins_sql);
+  bind_ins(ins);
+  CTTE_RETURN_IF_ERROR(ins.Run());
+  Statement sel(db, sel_sql);
+  bind_sel(sel);
   auto row = sel.Step();
   if (!row.ok()) return row.status();
   if (!*row) return Status::Internal(std::string(what) + " row vanished after insert");
@@ -55,57 +67,57 @@ Result<int64_t> IdAfterUpsert(Statement& sel, Transaction& tx, const char* what)
 Result<int64_t> Database::UpsertCampaign(const CampaignRecord& c) {
   CTTE_RETURN_IF_ERROR(Writable());
   const std::string sha = Sha256Hex(c.spec_json);
-  Transaction tx(db_);
-  CTTE_RETURN_IF_ERROR(tx.status());
-  Statement ins(db_,
-                "INSERT INTO campaigns (name, description, seed, spec_json, spec_sha256, "
-                "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
-                "ON CONFLICT (name, spec_sha256) DO NOTHING");
-  ins.Bind(1, c.name);
-  ins.Bind(2, c.description);
-  ins.Bind(3, Hex64(c.seed));
-  ins.Bind(4, c.spec_json);
-  ins.Bind(5, sha);
-  ins.Bind(6, c.created_at);
-  CTTE_RETURN_IF_ERROR(ins.Run());
-  Statement sel(db_, "SELECT id FROM campaigns WHERE name = ?1 AND spec_sha256 = ?2");
-  sel.Bind(1, c.name);
-  sel.Bind(2, sha);
-  return IdAfterUpsert(sel, tx, "campaign");
+  return UpsertRow(
+      db_, "campaign",
+      "INSERT INTO campaigns (name, description, seed, spec_json, spec_sha256, created_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (name, spec_sha256) DO NOTHING",
+      [&](Statement& ins) {
+        ins.Bind(1, c.name);
+        ins.Bind(2, c.description);
+        ins.Bind(3, Hex64(c.seed));
+        ins.Bind(4, c.spec_json);
+        ins.Bind(5, sha);
+        ins.Bind(6, c.created_at);
+      },
+      "SELECT id FROM campaigns WHERE name = ?1 AND spec_sha256 = ?2",
+      [&](Statement& sel) {
+        sel.Bind(1, c.name);
+        sel.Bind(2, sha);
+      });
 }
 
 Result<int64_t> Database::UpsertImage(const ImageRecord& image) {
   CTTE_RETURN_IF_ERROR(Writable());
-  Transaction tx(db_);
-  CTTE_RETURN_IF_ERROR(tx.status());
-  Statement ins(db_,
-                "INSERT INTO images (name, sha256, build_id, manifest_json) "
-                "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING");
-  ins.Bind(1, image.name);
-  ins.Bind(2, image.sha256);
-  ins.Bind(3, image.build_id);
-  ins.BindOpt(4, image.manifest_json);
-  CTTE_RETURN_IF_ERROR(ins.Run());
-  Statement sel(db_, "SELECT id FROM images WHERE sha256 = ?1");
-  sel.Bind(1, image.sha256);
-  return IdAfterUpsert(sel, tx, "image");
+  return UpsertRow(
+      db_, "image",
+      "INSERT INTO images (name, sha256, build_id, manifest_json) "
+      "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING",
+      [&](Statement& ins) {
+        ins.Bind(1, image.name);
+        ins.Bind(2, image.sha256);
+        ins.Bind(3, image.build_id);
+        ins.BindOpt(4, image.manifest_json);
+      },
+      "SELECT id FROM images WHERE sha256 = ?1",
+      [&](Statement& sel) { sel.Bind(1, image.sha256); });
 }
 
 Result<int64_t> Database::UpsertBoard(const BoardRecord& board) {
   CTTE_RETURN_IF_ERROR(Writable());
-  Transaction tx(db_);
-  CTTE_RETURN_IF_ERROR(tx.status());
-  Statement ins(db_,
-                "INSERT INTO boards (kind, serial, info_json) VALUES (?1, ?2, ?3) "
-                "ON CONFLICT (kind, serial) DO UPDATE SET info_json = excluded.info_json");
-  ins.Bind(1, board.kind);
-  ins.Bind(2, board.serial);
-  ins.BindOpt(3, board.info_json);
-  CTTE_RETURN_IF_ERROR(ins.Run());
-  Statement sel(db_, "SELECT id FROM boards WHERE kind = ?1 AND serial = ?2");
-  sel.Bind(1, board.kind);
-  sel.Bind(2, board.serial);
-  return IdAfterUpsert(sel, tx, "board");
+  return UpsertRow(
+      db_, "board",
+      "INSERT INTO boards (kind, serial, info_json) VALUES (?1, ?2, ?3) "
+      "ON CONFLICT (kind, serial) DO UPDATE SET info_json = excluded.info_json",
+      [&](Statement& ins) {
+        ins.Bind(1, board.kind);
+        ins.Bind(2, board.serial);
+        ins.BindOpt(3, board.info_json);
+      },
+      "SELECT id FROM boards WHERE kind = ?1 AND serial = ?2",
+      [&](Statement& sel) {
+        sel.Bind(1, board.kind);
+        sel.Bind(2, board.serial);
+      });
 }
 
 Result<uint64_t> Database::PlanRuns(const std::vector<RunRecord>& runs) {

@@ -11,14 +11,21 @@
 
 namespace ctte::db::testing {
 
-/// A path under the test temp dir, unique per test, with no database file left from before.
-inline std::string FreshDbPath() {
+/// A path under the test temp dir: "ctte_db_SUITE_TEST" + `tail`, with no database file (nor
+/// its -wal, -shm) left from before.
+inline std::string FreshTestPath(const std::string& tail) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string path = ::testing::TempDir() + "ctte_db_" + info->test_suite_name() + "_" +
-                           info->name() + ".db";
+                           info->name() + tail;
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
   return path;
 }
+
+/// The test's database: a fresh path unique per test.
+inline std::string FreshDbPath() { return FreshTestPath(".db"); }
+
+/// One of the test's databases, `name` ("a.db", "out.db"): a fresh path unique per test and name.
+inline std::string FreshDbPath(const std::string& name) { return FreshTestPath("_" + name); }
 
 inline std::unique_ptr<Database> OpenOrDie(const std::string& path) {
   auto db = Database::Open(path);

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
-#include <filesystem>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "db/schema.h"
 #include "db/triage_store.h"
 #include "tests/db/db_fixture.h"
+#include "tests/db/sql_rows.h"
 
 namespace ctte::db {
 namespace {
@@ -25,24 +25,13 @@ using testing::FreshDbPath;
 using testing::MakeRun;
 using testing::OpenOrDie;
 
-using Rows = std::vector<std::vector<std::string>>;
+using Rows = testing::SqlRows;
 
 // Every row of `sql` on the file, as text (NULL as "NULL").
 Rows Query(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-  sqlite3_stmt* s = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  Rows out;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    std::vector<std::string> row;
-    for (int c = 0; c < sqlite3_column_count(s); ++c) {
-      const unsigned char* t = sqlite3_column_text(s, c);
-      row.push_back(t ? reinterpret_cast<const char*>(t) : "NULL");
-    }
-    out.push_back(std::move(row));
-  }
-  sqlite3_finalize(s);
+  Rows out = testing::QueryRows(db, sql);
   sqlite3_close(db);
   return out;
 }
@@ -197,11 +186,8 @@ TEST(HistoryCountsTest, TheMigrationBackfillsAnOlderFile) {
 }
 
 TEST(HistoryCountsTest, MergeAndDeleteKeepTheCounts) {
-  const std::string a = FreshDbPath() + ".a.db", b = FreshDbPath() + ".b.db";
+  const std::string a = FreshDbPath("a.db"), b = FreshDbPath("b.db");
   const std::string out = FreshDbPath();
-  for (const std::string& p : {a, b}) {
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
-  }
   {
     auto db = OpenOrDie(a);
     WriteHistory(*db, 5);

@@ -17,20 +17,15 @@
 #include "db/triage_store.h"
 #include "db/run_columns.h"
 #include "tests/db/db_fixture.h"
+#include "tests/db/sql_rows.h"
 
 namespace ctte::db {
 namespace {
 
 using testing::Campaign;
+using testing::FreshDbPath;
 using testing::MakeRun;
 using testing::OpenOrDie;
-
-std::string PathFor(const std::string& name) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string path = ::testing::TempDir() + "ctte_cover_" + info->name() + "_" + name;
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
-  return path;
-}
 
 /// Raw read access to a database file, for what the typed API does not show.
 class Raw {
@@ -40,20 +35,7 @@ class Raw {
   }
   ~Raw() { sqlite3_close(db_); }
   std::vector<std::vector<std::string>> Rows(const std::string& sql) const {
-    sqlite3_stmt* s = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr), SQLITE_OK)
-        << sql << ": " << sqlite3_errmsg(db_);
-    std::vector<std::vector<std::string>> out;
-    while (s && sqlite3_step(s) == SQLITE_ROW) {
-      std::vector<std::string> row;
-      for (int c = 0; c < sqlite3_column_count(s); ++c) {
-        const unsigned char* t = sqlite3_column_text(s, c);
-        row.push_back(t ? reinterpret_cast<const char*>(t) : "NULL");
-      }
-      out.push_back(std::move(row));
-    }
-    sqlite3_finalize(s);
-    return out;
+    return testing::QueryRows(db_, sql);
   }
   void Exec(const std::string& sql) {
     EXPECT_EQ(sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
@@ -155,7 +137,7 @@ void FillEveryTable(const std::string& path) {
 }
 
 TEST(MergeCoverageTest, TheFixtureFillsEveryColumnOfEveryTable) {
-  const std::string in = PathFor("in.db");
+  const std::string in = FreshDbPath("in.db");
   FillEveryTable(in);
   Raw raw(in);
   const std::vector<std::string> tables = raw.Tables();
@@ -172,7 +154,7 @@ TEST(MergeCoverageTest, TheFixtureFillsEveryColumnOfEveryTable) {
 }
 
 TEST(MergeCoverageTest, MergeCarriesEveryColumnOfEveryTable) {
-  const std::string in = PathFor("in.db"), out = PathFor("out.db");
+  const std::string in = FreshDbPath("in.db"), out = FreshDbPath("out.db");
   FillEveryTable(in);
   auto s = MergeDatabases(out, {in});
   ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -193,7 +175,7 @@ TEST(MergeCoverageTest, MergeCarriesEveryColumnOfEveryTable) {
 }
 
 TEST(MergeCoverageTest, RunColumnListMatchesTheSchema) {
-  const std::string in = PathFor("in.db");
+  const std::string in = FreshDbPath("in.db");
   ASSERT_TRUE(OpenOrDie(in));
   Raw raw(in);
   std::set<std::string> schema, listed;
@@ -205,7 +187,7 @@ TEST(MergeCoverageTest, RunColumnListMatchesTheSchema) {
 }
 
 TEST(MergeCoverageTest, ATableMergeCannotPlaceIsRefusedByName) {
-  const std::string in = PathFor("in.db"), out = PathFor("out.db");
+  const std::string in = FreshDbPath("in.db"), out = FreshDbPath("out.db");
   FillEveryTable(in);
   {
     Raw raw(in);

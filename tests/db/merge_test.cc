@@ -14,16 +14,9 @@ namespace ctte::db {
 namespace {
 
 using testing::Campaign;
+using testing::FreshDbPath;
 using testing::MakeRun;
 using testing::OpenOrDie;
-
-/// A fresh path per test and name (FreshDbPath gives one per test).
-std::string PathFor(const std::string& name) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string path = ::testing::TempDir() + "ctte_merge_" + info->name() + "_" + name;
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
-  return path;
-}
 
 std::vector<VerdictRecord> TwoVerdicts(RunStatus status) {
   return {{"sequence", status == RunStatus::kRed ? Outcome::kFail : Outcome::kPass,
@@ -88,8 +81,8 @@ std::string Snapshot(const std::string& path) {
 }
 
 TEST(MergeTest, ShardsBecomeOneCampaignRowWithAllIndices) {
-  const std::string a = PathFor("a.db"), b = PathFor("b.db"), c = PathFor("c.db");
-  const std::string out = PathFor("out.db");
+  const std::string a = FreshDbPath("a.db"), b = FreshDbPath("b.db"), c = FreshDbPath("c.db");
+  const std::string out = FreshDbPath("out.db");
   WriteShard(a, {0, 1, 6, 7}, "board-a", "2026-01-01T00:00:03Z");
   WriteShard(b, {2, 3, 8, 9}, "board-b", "2026-01-01T00:00:01Z");
   WriteShard(c, {4, 5}, "board-c", "2026-01-01T00:00:02Z");
@@ -128,7 +121,7 @@ TEST(MergeTest, ShardsBecomeOneCampaignRowWithAllIndices) {
 }
 
 TEST(MergeTest, MergingTheSameInputsAgainChangesNothing) {
-  const std::string a = PathFor("a.db"), b = PathFor("b.db"), out = PathFor("out.db");
+  const std::string a = FreshDbPath("a.db"), b = FreshDbPath("b.db"), out = FreshDbPath("out.db");
   WriteShard(a, {0, 1, 4, 5}, "board-a");
   WriteShard(b, {2, 3}, "board-b");
   ASSERT_TRUE(MergeDatabases(out, {a, b}).ok());
@@ -143,7 +136,7 @@ TEST(MergeTest, MergingTheSameInputsAgainChangesNothing) {
 }
 
 TEST(MergeTest, AddsOnlyTheIndicesTheOutputLacks) {
-  const std::string out = PathFor("out.db"), in = PathFor("in.db");
+  const std::string out = FreshDbPath("out.db"), in = FreshDbPath("in.db");
   WriteShard(out, {0, 1, 2, 3}, "board-a");
   WriteShard(in, {2, 3, 4, 5, 6}, "board-b");
   auto s = MergeDatabases(out, {in});
@@ -157,7 +150,7 @@ TEST(MergeTest, AddsOnlyTheIndicesTheOutputLacks) {
 }
 
 TEST(MergeTest, ConflictingConfigIsRefusedNamingCampaignIndexAndBothFiles) {
-  const std::string a = PathFor("a.db"), b = PathFor("b.db"), out = PathFor("out.db");
+  const std::string a = FreshDbPath("a.db"), b = FreshDbPath("b.db"), out = FreshDbPath("out.db");
   WriteShard(a, {0, 1, 2, 3}, "board-a");
   {
     auto db = OpenOrDie(b);
@@ -180,7 +173,7 @@ TEST(MergeTest, ConflictingConfigIsRefusedNamingCampaignIndexAndBothFiles) {
 }
 
 TEST(MergeTest, ARunSeedConflictWithTheOutputNamesTheOutput) {
-  const std::string in = PathFor("in.db"), out = PathFor("out.db");
+  const std::string in = FreshDbPath("in.db"), out = FreshDbPath("out.db");
   WriteShard(out, {0}, "board-o");
   {
     auto db = OpenOrDie(in);
@@ -198,7 +191,7 @@ TEST(MergeTest, ARunSeedConflictWithTheOutputNamesTheOutput) {
 }
 
 TEST(MergeTest, AFailedMergeIntoANewOutputLeavesNoFile) {
-  const std::string a = PathFor("a.db"), b = PathFor("b.db"), out = PathFor("out.db");
+  const std::string a = FreshDbPath("a.db"), b = FreshDbPath("b.db"), out = FreshDbPath("out.db");
   WriteShard(a, {0, 1}, "board-a");
   {
     auto db = OpenOrDie(b);
@@ -211,7 +204,7 @@ TEST(MergeTest, AFailedMergeIntoANewOutputLeavesNoFile) {
 }
 
 TEST(MergeTest, ASpecChangedUnderTheSameNameAndSeedIsRefusedUnlessKeptAsVersions) {
-  const std::string a = PathFor("a.db"), b = PathFor("b.db"), out = PathFor("out.db");
+  const std::string a = FreshDbPath("a.db"), b = FreshDbPath("b.db"), out = FreshDbPath("out.db");
   WriteShard(a, {0, 1}, "board-a");
   {
     auto db = OpenOrDie(b);
@@ -236,7 +229,7 @@ TEST(MergeTest, ASpecChangedUnderTheSameNameAndSeedIsRefusedUnlessKeptAsVersions
 }
 
 TEST(MergeTest, ReplaysPointAtTheMergedRunAndAreNotDuplicated) {
-  const std::string a = PathFor("a.db"), b = PathFor("b.db"), out = PathFor("out.db");
+  const std::string a = FreshDbPath("a.db"), b = FreshDbPath("b.db"), out = FreshDbPath("out.db");
   WriteShard(a, {0, 1}, "board-a");
   WriteShard(b, {4, 5}, "board-b");
   {
@@ -276,7 +269,7 @@ TEST(MergeTest, ReplaysPointAtTheMergedRunAndAreNotDuplicated) {
 }
 
 TEST(MergeTest, AFinishedRunCompletesAPlannedOne) {
-  const std::string in = PathFor("in.db"), out = PathFor("out.db");
+  const std::string in = FreshDbPath("in.db"), out = FreshDbPath("out.db");
   {
     auto db = OpenOrDie(out);
     auto cid = db->UpsertCampaign(Campaign("nightly", 7));
@@ -295,7 +288,7 @@ TEST(MergeTest, AFinishedRunCompletesAPlannedOne) {
 }
 
 TEST(MergeTest, DifferingResultsForTheSameRunAreReportedAndTheOutputsKept) {
-  const std::string in = PathFor("in.db"), out = PathFor("out.db");
+  const std::string in = FreshDbPath("in.db"), out = FreshDbPath("out.db");
   WriteShard(out, {4}, "board-a");
   {
     auto db = OpenOrDie(in);
@@ -313,7 +306,7 @@ TEST(MergeTest, DifferingResultsForTheSameRunAreReportedAndTheOutputsKept) {
 }
 
 TEST(MergeTest, TheOutputCannotBeAnInput) {
-  const std::string a = PathFor("a.db");
+  const std::string a = FreshDbPath("a.db");
   WriteShard(a, {0}, "board-a");
   const std::string before = Snapshot(a);
   const std::filesystem::path p(a);
@@ -328,9 +321,9 @@ TEST(MergeTest, TheOutputCannotBeAnInput) {
 }
 
 TEST(MergeTest, ADamagedInputIsRefusedWithItsPath) {
-  const std::string good = PathFor("good.db"), out = PathFor("out.db");
+  const std::string good = FreshDbPath("good.db"), out = FreshDbPath("out.db");
   WriteShard(good, {0, 1}, "board-a");
-  const std::string garbage = PathFor("garbage.db");
+  const std::string garbage = FreshDbPath("garbage.db");
   std::ofstream(garbage) << "this is not a database, just text that is long enough to look\n";
   auto s = MergeDatabases(out, {good, garbage});
   ASSERT_FALSE(s.ok());
@@ -339,7 +332,7 @@ TEST(MergeTest, ADamagedInputIsRefusedWithItsPath) {
   EXPECT_FALSE(std::filesystem::exists(out));
 
   // A real database with a page overwritten in the middle.
-  const std::string torn = PathFor("torn.db");
+  const std::string torn = FreshDbPath("torn.db");
   std::vector<uint64_t> many;
   for (uint64_t i = 0; i < 400; ++i) many.push_back(i);
   WriteShard(torn, many, "board-t");
@@ -359,7 +352,7 @@ TEST(MergeTest, ADamagedInputIsRefusedWithItsPath) {
   EXPECT_FALSE(std::filesystem::exists(out));
 
   // A missing input, and a database file that is not a lab database.
-  s = MergeDatabases(out, {PathFor("missing.db")});
+  s = MergeDatabases(out, {FreshDbPath("missing.db")});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("missing.db"), std::string::npos);
 }

@@ -25,6 +25,7 @@ namespace {
 using test_support::Configs;
 using test_support::IssRun;
 using test_support::Name;
+using test_support::Workload;
 
 TEST(SeqAddrFeaturesTest, ParsesTheNewNames) {
   Result<FeatureSet> f =
@@ -64,10 +65,7 @@ TEST(SeqAddrFeaturesTest, InstructionForms) {
 }
 
 IssRun RunIss(const ProgramImage& image, uint64_t interrupt_every) {
-  IssOptions opt;
-  opt.max_instructions = 300'000;
-  opt.interrupt_every = interrupt_every;
-  return test_support::RunIss(image, opt);
+  return test_support::RunIss(image, 300'000, interrupt_every);
 }
 
 // Whole run, or with the window paused for beats [pause, resume): only the traced beats' PCs
@@ -99,25 +97,7 @@ std::string Check(const ProgramImage& image, const std::vector<uint8_t>& bytes,
                   const std::vector<uint64_t>& want, const FeatureSet& features) {
   DecodeOptions opt;
   Reconstructor::ApplyFeatures(features, &opt.reconstruct);
-  CollectingSink sink;
-  DecodeStream(bytes, image, opt, &sink);
-  for (const Marker& m : sink.markers_) {
-    if (m.kind == Marker::Kind::kDecodeError) return "decode error: " + m.reason;
-  }
-  if (sink.pcs_.size() != want.size()) {
-    return "decoded " + std::to_string(sink.pcs_.size()) + " PCs, want " +
-           std::to_string(want.size());
-  }
-  for (size_t i = 0; i < want.size(); ++i) {
-    if (sink.pcs_[i] != want[i]) return "PC " + std::to_string(i) + " differs";
-  }
-  return "";
-}
-
-
-
-Result<ProgramImage> Workload(const std::string& name) {
-  return ProgramImage::Load(std::string(CTTE_BINARY_DIR) + "/workloads/" + name + ".elf");
+  return test_support::DecodesTo(image, bytes, opt, want);
 }
 
 FeatureSet Only(const char* text) { return *ParseFeatures(text, "test"); }

@@ -5,7 +5,6 @@
 // reports decode errors instead of passing.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -24,6 +23,7 @@ using test_support::IssRun;
 using test_support::RunIss;
 using test_support::Encode;
 using test_support::Name;
+using test_support::Workload;
 
 TEST(FeaturesTest, ParsesTheFeatureGrammar) {
   EXPECT_TRUE(ParseFeatures("", "--features")->empty());
@@ -58,19 +58,7 @@ std::string Check(const ProgramImage& image, const IssRun& run, const std::vecto
                   uint32_t depth) {
   DecodeOptions opt;
   opt.reconstruct.implicit_return_depth = depth;
-  CollectingSink sink;
-  DecodeStream(bytes, image, opt, &sink);
-  for (const Marker& m : sink.markers_) {
-    if (m.kind == Marker::Kind::kDecodeError) return "decode error: " + m.reason;
-  }
-  if (sink.pcs_.size() != run.pcs.size()) {
-    return "decoded " + std::to_string(sink.pcs_.size()) + " PCs, ISS retired " +
-           std::to_string(run.pcs.size());
-  }
-  for (size_t i = 0; i < run.pcs.size(); ++i) {
-    if (sink.pcs_[i] != run.pcs[i]) return "PC " + std::to_string(i) + " differs";
-  }
-  return "";
+  return test_support::DecodesTo(image, bytes, opt, run.pcs);
 }
 
 std::vector<EncoderConfig> Configs(uint32_t depth) {
@@ -83,14 +71,10 @@ std::vector<EncoderConfig> Configs(uint32_t depth) {
 class ImplicitReturnWorkloadTest : public testing::TestWithParam<const char*> {};
 
 TEST_P(ImplicitReturnWorkloadTest, DecodesExactlyAtEveryDepth) {
-  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/" + GetParam() + ".elf";
-  Result<ProgramImage> image = ProgramImage::Load(path);
-  if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
+  Result<ProgramImage> image = Workload(GetParam());
+  if (!image.ok()) GTEST_SKIP() << GetParam() << " not built: " << image.status().ToString();
   for (const uint64_t interrupt_every : {uint64_t{0}, uint64_t{997}}) {
-    IssOptions opt;
-    opt.max_instructions = 600'000;
-    opt.interrupt_every = interrupt_every;
-    const IssRun run = RunIss(*image, opt);
+    const IssRun run = RunIss(*image, 600'000, interrupt_every);
     for (const uint32_t depth : {1u, 4u, 16u, 32u}) {
       for (const EncoderConfig& c : Configs(depth)) {
         const std::vector<uint8_t> bytes = Encode(run, c);
@@ -110,12 +94,9 @@ INSTANTIATE_TEST_SUITE_P(Workloads, ImplicitReturnWorkloadTest,
 // The designated workload: deep calls. Strictly smaller with the feature, in HTM and BTM, with
 // and without periodic sync; and a decoder told the wrong features reports errors.
 TEST(ImplicitReturnTest, DeepCallsStreamIsStrictlySmallerAndWrongFeaturesAreCaught) {
-  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/calls.elf";
-  Result<ProgramImage> image = ProgramImage::Load(path);
-  if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
-  IssOptions opt;
-  opt.max_instructions = 600'000;
-  const IssRun run = RunIss(*image, opt);
+  Result<ProgramImage> image = Workload("calls");
+  if (!image.ok()) GTEST_SKIP() << "calls not built: " << image.status().ToString();
+  const IssRun run = RunIss(*image, 600'000);
   for (const EncoderConfig& on : Configs(16)) {
     EncoderConfig off = on;
     off.features = {};
@@ -137,12 +118,9 @@ TEST(ImplicitReturnTest, DeepCallsStreamIsStrictlySmallerAndWrongFeaturesAreCaug
 }
 
 TEST(ImplicitReturnTest, FeaturesOffIsTheDefaultStream) {
-  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/calls.elf";
-  Result<ProgramImage> image = ProgramImage::Load(path);
-  if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
-  IssOptions opt;
-  opt.max_instructions = 100'000;
-  const IssRun run = RunIss(*image, opt);
+  Result<ProgramImage> image = Workload("calls");
+  if (!image.ok()) GTEST_SKIP() << "calls not built: " << image.status().ToString();
+  const IssRun run = RunIss(*image, 100'000);
   EncoderConfig plain;
   EncoderConfig parsed;
   parsed.features = *ParseFeatures("none", "--features");
@@ -157,10 +135,7 @@ TEST(ImplicitReturnTest, GeneratedProgramsWithSwapsAndDeepCallsRoundTrip) {
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     const GeneratedProgram prog = GenerateProgram(seed, gen);
     const ProgramImage image = prog.ToImage();
-    IssOptions opt;
-    opt.max_instructions = 100'000;
-    opt.interrupt_every = seed % 3 == 0 ? 101 + seed : 0;
-    const IssRun run = RunIss(image, opt);
+    const IssRun run = RunIss(image, 100'000, seed % 3 == 0 ? 101 + seed : 0);
     for (const uint32_t depth : {2u, 32u}) {
       for (const EncoderConfig& c : Configs(depth)) {
         EXPECT_EQ(Check(image, run, Encode(run, c), depth), "") << "seed " << seed << ", "

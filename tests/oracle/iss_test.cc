@@ -20,9 +20,11 @@ using test_support::Execute;
 
 constexpr uint64_t kBase = ProgramImage::kRamBase;
 
-// A handler that skips the trapping instruction (2 or 4 bytes) and returns.
-Assembler::Label EmitSkipHandler(Assembler& as) {
-  const auto handler = as.NewLabel(), four = as.NewLabel();
+// Jumps over a handler that skips the trapping instruction (2 or 4 bytes) and returns, then
+// points mtvec at it; the program goes on from there. Returns the handler's label.
+Assembler::Label InstallSkipHandler(Assembler& as) {
+  const auto main = as.NewLabel(), handler = as.NewLabel(), four = as.NewLabel();
+  as.Jal(zero, main);
   while (as.pc() % 4 != 0) as.CNop();
   as.Bind(handler);
   as.Csr(2, t4, 0x341, zero);
@@ -35,17 +37,15 @@ Assembler::Label EmitSkipHandler(Assembler& as) {
   as.Bind(four);
   as.Csr(1, zero, 0x341, t4);
   as.Mret();
+  as.Bind(main);
+  as.La(t0, handler);
+  as.Csr(1, zero, 0x305, t0);
   return handler;
 }
 
 TEST(IssTest, EcallBeatDoesNotRetireAndPointsAtTheHandler) {
   Assembler as(kBase);
-  const auto main = as.NewLabel();
-  as.Jal(zero, main);
-  const auto handler = EmitSkipHandler(as);
-  as.Bind(main);
-  as.La(t0, handler);
-  as.Csr(1, zero, 0x305, t0);
+  const auto handler = InstallSkipHandler(as);
   const uint64_t ecall_pc = as.pc();
   as.Ecall();
   EmitExit(as);
@@ -73,12 +73,7 @@ TEST(IssTest, EcallBeatDoesNotRetireAndPointsAtTheHandler) {
 
 TEST(IssTest, IllegalInstructionReportsItsBitsInTval) {
   Assembler as(kBase);
-  const auto main = as.NewLabel();
-  as.Jal(zero, main);
-  const auto handler = EmitSkipHandler(as);
-  as.Bind(main);
-  as.La(t0, handler);
-  as.Csr(1, zero, 0x305, t0);
+  InstallSkipHandler(as);
   as.Emit32(0x0000000b);
   as.Emit16(0x0000);  // the all-zero half-word is illegal
   EmitExit(as);
@@ -138,12 +133,7 @@ TEST(IssTest, LrScAndAmoBehave) {
 
 TEST(IssTest, MisalignedLoadCompletesButMisalignedLrTraps) {
   Assembler as(kBase);
-  const auto main = as.NewLabel();
-  as.Jal(zero, main);
-  const auto handler = EmitSkipHandler(as);
-  as.Bind(main);
-  as.La(t0, handler);
-  as.Csr(1, zero, 0x305, t0);
+  InstallSkipHandler(as);
   as.Li(s11, static_cast<int64_t>(kBase + 0x1001));
   as.I(0x03, a0, 3, s11, 0);             // ld a0, 0(s11): misaligned, completes (as QEMU)
   as.R(0x2f, a1, 3, s11, 0, 0x02 << 2);  // lr.d: misaligned, traps with cause 4

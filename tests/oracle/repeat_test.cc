@@ -27,6 +27,7 @@ using test_support::IssRun;
 using test_support::RunIss;
 using test_support::Encode;
 using test_support::Name;
+using test_support::Workload;
 
 constexpr uint64_t kFullHist = 0xFFFFFFFFu;  // 31 taken branches + the stop bit
 
@@ -123,19 +124,7 @@ std::string Check(const ProgramImage& image, const IssRun& run, const std::vecto
   opt.reconstruct.implicit_return_depth = f.implicit_return_depth;
   opt.reconstruct.repeated_history = f.repeated_history;
   opt.reconstruct.repeat_branch = f.repeat_branch;
-  CollectingSink sink;
-  DecodeStream(bytes, image, opt, &sink);
-  for (const Marker& m : sink.markers_) {
-    if (m.kind == Marker::Kind::kDecodeError) return "decode error: " + m.reason;
-  }
-  if (sink.pcs_.size() != run.pcs.size()) {
-    return "decoded " + std::to_string(sink.pcs_.size()) + " PCs, ISS retired " +
-           std::to_string(run.pcs.size());
-  }
-  for (size_t i = 0; i < run.pcs.size(); ++i) {
-    if (sink.pcs_[i] != run.pcs[i]) return "PC " + std::to_string(i) + " differs";
-  }
-  return "";
+  return test_support::DecodesTo(image, bytes, opt, run.pcs);
 }
 
 std::vector<EncoderConfig> Configs(const FeatureSet& f) {
@@ -152,20 +141,13 @@ std::vector<FeatureSet> FeatureSets() {
   return v;
 }
 
-Result<ProgramImage> Workload(const std::string& name) {
-  return ProgramImage::Load(std::string(CTTE_BINARY_DIR) + "/workloads/" + name + ".elf");
-}
-
 class RepeatWorkloadTest : public testing::TestWithParam<const char*> {};
 
 TEST_P(RepeatWorkloadTest, DecodesExactlyWithEveryFeatureSet) {
   Result<ProgramImage> image = Workload(GetParam());
   if (!image.ok()) GTEST_SKIP() << GetParam() << " not built: " << image.status().ToString();
   for (const uint64_t interrupt_every : {uint64_t{0}, uint64_t{997}}) {
-    IssOptions opt;
-    opt.max_instructions = 300'000;
-    opt.interrupt_every = interrupt_every;
-    const IssRun run = RunIss(*image, opt);
+    const IssRun run = RunIss(*image, 300'000, interrupt_every);
     for (const FeatureSet& f : FeatureSets()) {
       for (const EncoderConfig& c : Configs(f)) {
         EXPECT_EQ(Check(*image, run, Encode(run, c), f), "")
@@ -187,9 +169,7 @@ INSTANTIATE_TEST_SUITE_P(Workloads, RepeatWorkloadTest,
 TEST(RepeatTest, TightLoopIsStrictlySmallerAndWrongFeaturesAreCaught) {
   Result<ProgramImage> image = Workload("spin");
   if (!image.ok()) GTEST_SKIP() << "spin not built: " << image.status().ToString();
-  IssOptions opt;
-  opt.max_instructions = 300'000;
-  const IssRun run = RunIss(*image, opt);
+  const IssRun run = RunIss(*image, 300'000);
   const FeatureSet rh = *ParseFeatures("repeated-history", "t");
   const FeatureSet rb = *ParseFeatures("repeat-branch", "t");
   for (const auto& [f, mode] : {std::pair{rh, TraceMode::kHtm}, {rb, TraceMode::kBtm}}) {
@@ -219,10 +199,7 @@ TEST(RepeatTest, GeneratedProgramsRoundTrip) {
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     const GeneratedProgram prog = GenerateProgram(seed, gen);
     const ProgramImage image = prog.ToImage();
-    IssOptions opt;
-    opt.max_instructions = 100'000;
-    opt.interrupt_every = seed % 3 == 0 ? 101 + seed : 0;
-    const IssRun run = RunIss(image, opt);
+    const IssRun run = RunIss(image, 100'000, seed % 3 == 0 ? 101 + seed : 0);
     for (const EncoderConfig& c : Configs(f)) {
       EXPECT_EQ(Check(image, run, Encode(run, c), f), "") << "seed " << seed << ", " << Name(c);
     }
@@ -234,9 +211,7 @@ TEST(RepeatTest, GeneratedProgramsRoundTrip) {
 TEST(RepeatTest, DecoderAcceptsEveryLegalSplitOfHistory) {
   Result<ProgramImage> image = Workload("spin");
   if (!image.ok()) GTEST_SKIP() << "spin not built: " << image.status().ToString();
-  IssOptions opt;
-  opt.max_instructions = 50'000;
-  const IssRun run = RunIss(*image, opt);
+  const IssRun run = RunIss(*image, 50'000);
   EncoderConfig c;
   const std::vector<uint8_t> ref = Encode(run, c);
   // Re-split every RCODE 1 record of the plain stream: 31 history bits as 31 x "1" ones

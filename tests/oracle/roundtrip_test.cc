@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -21,6 +20,7 @@ namespace {
 
 using test_support::IssRun;
 using test_support::RunIss;
+using test_support::Workload;
 
 struct Config {
   const char* name;
@@ -45,28 +45,10 @@ std::vector<Config> Configs() {
 // Encodes and decodes; returns "" when the round trip is exact, else what differs.
 std::string RoundTrip(const ProgramImage& image, const IssRun& run,
                       const EncoderConfig& config) {
-  ReferenceEncoder enc(config);
-  enc.Open();
-  for (const Retired& b : run.beats) enc.Beat(b);
-  enc.Close();
   CollectingSink sink;
-  DecodeStream(enc.bytes(), image, {}, &sink);
-  for (const Marker& m : sink.markers_) {
-    if (m.kind == Marker::Kind::kDecodeError) return "decode error: " + m.reason;
-  }
-  if (sink.pcs_.size() != run.pcs.size()) {
-    return "decoded " + std::to_string(sink.pcs_.size()) + " PCs, ISS retired " +
-           std::to_string(run.pcs.size());
-  }
-  for (size_t i = 0; i < run.pcs.size(); ++i) {
-    if (sink.pcs_[i] != run.pcs[i]) {
-      char buf[128];
-      std::snprintf(buf, sizeof buf, "PC %zu: decoded 0x%llx, ISS 0x%llx", i,
-                    static_cast<unsigned long long>(sink.pcs_[i]),
-                    static_cast<unsigned long long>(run.pcs[i]));
-      return buf;
-    }
-  }
+  const std::string differs =
+      test_support::DecodesTo(image, test_support::Encode(run, config), {}, run.pcs, &sink);
+  if (!differs.empty()) return differs;
   if (sink.markers_.empty() || sink.markers_.front().kind != Marker::Kind::kAnchor ||
       sink.markers_.back().kind != Marker::Kind::kCorrelation) {
     return "stream does not start with an anchor and end with a correlation";
@@ -77,14 +59,10 @@ std::string RoundTrip(const ProgramImage& image, const IssRun& run,
 class WorkloadRoundTripTest : public testing::TestWithParam<const char*> {};
 
 TEST_P(WorkloadRoundTripTest, EncodeThenDecodeGivesTheIssPcSequence) {
-  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/" + GetParam() + ".elf";
-  Result<ProgramImage> image = ProgramImage::Load(path);
-  if (!image.ok()) GTEST_SKIP() << path << " not built: " << image.status().ToString();
+  Result<ProgramImage> image = Workload(GetParam());
+  if (!image.ok()) GTEST_SKIP() << GetParam() << " not built: " << image.status().ToString();
   for (const uint64_t interrupt_every : {uint64_t{0}, uint64_t{997}}) {
-    IssOptions opt;
-    opt.max_instructions = 2'000'000;
-    opt.interrupt_every = interrupt_every;
-    const IssRun run = RunIss(*image, opt);
+    const IssRun run = RunIss(*image, 2'000'000, interrupt_every);
     ASSERT_GT(run.pcs.size(), 1000u);
     for (const Config& c : Configs()) {
       EXPECT_EQ(RoundTrip(*image, run, c.enc), "")
@@ -104,10 +82,7 @@ TEST(GeneratedRoundTripTest, SixtyGeneratedProgramsRoundTripInEveryConfiguration
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     const GeneratedProgram prog = GenerateProgram(seed, gen);
     const ProgramImage image = prog.ToImage();
-    IssOptions opt;
-    opt.max_instructions = 100'000;
-    opt.interrupt_every = seed % 3 == 0 ? 101 + seed : 0;
-    const IssRun run = RunIss(image, opt);
+    const IssRun run = RunIss(image, 100'000, seed % 3 == 0 ? 101 + seed : 0);
     ASSERT_GT(run.pcs.size(), 100u) << "seed " << seed;
     for (const Config& c : Configs()) {
       EXPECT_EQ(RoundTrip(image, run, c.enc), "") << "seed " << seed << ", " << c.name;
@@ -119,19 +94,11 @@ TEST(GeneratedRoundTripTest, SixtyGeneratedProgramsRoundTripInEveryConfiguration
 // reported by reader and reconstruction together: never a crash (this test also runs under
 // AddressSanitizer), every decoded PC lies in the image or right after an anchor.
 TEST(StreamMutationTest, EveryMutationAndTruncationOfARealStreamIsDecodedOrReported) {
-  const std::string path = std::string(CTTE_BINARY_DIR) + "/workloads/traps.elf";
-  Result<ProgramImage> image = ProgramImage::Load(path);
-  if (!image.ok()) GTEST_SKIP() << path << " not built";
-  IssOptions opt;
-  opt.max_instructions = 800;
-  opt.interrupt_every = 97;
-  const IssRun run = RunIss(*image, opt);
+  Result<ProgramImage> image = Workload("traps");
+  if (!image.ok()) GTEST_SKIP() << "traps not built: " << image.status().ToString();
+  const IssRun run = RunIss(*image, 800, 97);
   for (TraceMode mode : {TraceMode::kHtm, TraceMode::kBtm}) {
-    ReferenceEncoder enc({mode, 1, 0, 6});
-    enc.Open();
-    for (const Retired& b : run.beats) enc.Beat(b);
-    enc.Close();
-    const std::vector<uint8_t> base = enc.bytes();
+    const std::vector<uint8_t> base = test_support::Encode(run, {mode, 1, 0, 6});
     ASSERT_EQ(RoundTrip(*image, run, {mode, 1, 0, 6}), "");
     ASSERT_LT(base.size(), 1200u);
     DecodeOptions dopt;

@@ -13,26 +13,12 @@
 
 #include "db/database.h"
 #include "runner/soak.h"
+#include "tests/integration/lab_cli.h"
 
 namespace ctte::runner::soak_testing {
 
-struct Cmd {
-  int exit_code = -1;
-  std::string out;  ///< stdout and stderr
-};
-
-/// Runs `ctte-lab ARGS` through the shell (ARGS is shell text), stderr folded into the output.
-inline Cmd RunLab(const std::string& args) {
-  const std::string cmd = std::string(CTTE_LAB_PATH) + " " + args + " 2>&1";
-  Cmd r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  const int rc = pclose(p);
-  r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return r;
-}
+using Cmd = ctte::testing::CliResult;  ///< exit code; stdout and stderr
+using ctte::testing::RunLab;             ///< `ctte-lab ARGS 2>&1` (ARGS is shell text)
 
 /// The stored runs of the one campaign named `campaign` in `db_path` (a test failure, and none,
 /// when the database cannot be read or holds no such campaign or more than one).

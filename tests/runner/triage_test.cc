@@ -15,6 +15,7 @@
 
 #include "db/database.h"
 #include "db/triage_store.h"
+#include "tests/integration/lab_cli.h"
 
 namespace ctte {
 namespace {
@@ -33,28 +34,14 @@ std::string Spec(const std::string& name, const std::string& image, uint64_t run
            "workload": ["loop", "calls"], "window": ["full"], "interrupts": ["none"]}})";
 }
 
-struct Cmd {
-  int exit_code = -1;
-  std::string out;
-};
+using Cmd = testing::CliResult;
+using testing::RunLab;
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-Cmd RunLab(const std::string& args) {
-  const std::string cmd = std::string(CTTE_LAB_PATH) + " " + args + " 2>&1";
-  Cmd r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  const int rc = pclose(p);
-  r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return r;
 }
 
 class TriageTest : public ::testing::Test {
@@ -66,12 +53,24 @@ class TriageTest : public ::testing::Test {
     db_ = new std::string(*dir_ + "/t.db");
     std::ofstream(*dir_ + "/xterm.json") << Spec("xterm", "mutant-sync-icnt", 30, "0x7a1");
     std::ofstream(*dir_ + "/flaky.json") << Spec("flaky", "mutant-flaky-start", 6, "0x7a2");
-    soak_xterm_ = new Cmd(RunLab("soak " + *dir_ + "/xterm.json --boards 2 --db " + *db_ +
-                                 " --report-dir " + *dir_ + "/reports"));
-    soak_flaky_ = new Cmd(RunLab("soak " + *dir_ + "/flaky.json --boards 2 --db " + *db_ +
-                                 " --report-dir " + *dir_ + "/reports"));
+    soak_xterm_ = new Cmd(Soak("xterm"));
+    soak_flaky_ = new Cmd(Soak("flaky"));
   }
   static void TearDownTestSuite() { fs::remove_all(*dir_); }
+
+  // `ctte-lab soak` of the spec NAME.json (with `more` flags) into the suite's database.
+  static Cmd Soak(const std::string& name, const std::string& more = "") {
+    return RunLab("soak " + *dir_ + "/" + name + ".json" + more + " --boards 2 --db " + *db_ +
+                  " --report-dir " + *dir_ + "/reports");
+  }
+
+  // `ctte-lab bisect RUN --baseline spec --repeats REPEATS --boards 2 --json` on the suite's
+  // database.
+  static Cmd Bisect(int64_t run, int repeats) {
+    return RunLab("bisect " + std::to_string(run) + " --baseline spec --repeats " +
+                  std::to_string(repeats) + " --boards 2 --json --db " + *db_ + " --out-dir " +
+                  *dir_ + "/triage");
+  }
 
   // The first red draw of campaign `name` (0 when none).
   static int64_t FirstRed(const std::string& name) {
@@ -97,8 +96,7 @@ TEST_F(TriageTest, CrossTermBisectionNamesExactlyModeAndSyncAndRecordsEveryLeg) 
   ASSERT_EQ(soak_xterm_->exit_code, 1) << soak_xterm_->out;  // red runs: exit 1
   const int64_t run = FirstRed("xterm");
   ASSERT_GT(run, 0) << soak_xterm_->out;
-  Cmd c = RunLab("bisect " + std::to_string(run) + " --baseline spec --repeats 4 --boards 2 "
-                 "--json --db " + *db_ + " --out-dir " + *dir_ + "/triage");
+  Cmd c = Bisect(run, 4);
   ASSERT_EQ(c.exit_code, 0) << c.out;
   const nlohmann::json j = nlohmann::json::parse(c.out);
   EXPECT_EQ(j["verdict"], "culprit");
@@ -162,8 +160,7 @@ TEST_F(TriageTest, FlakyBisectionReportsTheRateAndBlamesNoFactor) {
   ASSERT_NE(soak_flaky_->exit_code, 2) << soak_flaky_->out;
   const int64_t run = FirstRed("flaky");
   ASSERT_GT(run, 0) << soak_flaky_->out;
-  Cmd c = RunLab("bisect " + std::to_string(run) + " --baseline spec --repeats 6 --boards 2 "
-                 "--json --db " + *db_ + " --out-dir " + *dir_ + "/triage");
+  Cmd c = Bisect(run, 6);
   ASSERT_EQ(c.exit_code, 0) << c.out;
   const nlohmann::json j = nlohmann::json::parse(c.out);
   EXPECT_TRUE(j["flaky"].get<bool>()) << c.out;
@@ -178,8 +175,7 @@ TEST_F(TriageTest, FlakyBisectionReportsTheRateAndBlamesNoFactor) {
 }
 
 TEST_F(TriageTest, NightsListCampaignsOfOneNameAcrossSeeds) {
-  Cmd again = RunLab("soak " + *dir_ + "/flaky.json --seed 0x7a3 --boards 2 --db " + *db_ +
-                     " --report-dir " + *dir_ + "/reports");
+  Cmd again = Soak("flaky", " --seed 0x7a3");
   ASSERT_NE(again.exit_code, 2) << again.out;
   Cmd c = RunLab("history --nights --campaign flaky --json --db " + *db_);
   ASSERT_EQ(c.exit_code, 0) << c.out;

@@ -17,28 +17,15 @@
 #include "base/sha256.h"
 #include "base/version.h"
 #include "db/database.h"
+#include "tests/integration/lab_cli.h"
 
 namespace ctte::runner {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Cmd {
-  int exit_code = -1;
-  std::string out;
-};
-
-Cmd RunLab(const std::string& args) {
-  const std::string cmd = std::string(CTTE_LAB_PATH) + " " + args + " 2>&1";
-  Cmd r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  const int rc = pclose(p);
-  r.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return r;
-}
+using Cmd = testing::CliResult;
+using testing::RunLab;
 
 constexpr const char* kSpec = R"({
   "name": "user-workloads",
