@@ -36,6 +36,7 @@
 #include "base/sha256.h"
 #include "base/text.h"
 #include "lab/capture_ring.h"
+#include "lab/sim/cycle_batch.h"
 #include "regmap/registers.h"
 #include "lab/sink_pattern.h"
 #include "oracle/iss.h"
@@ -46,46 +47,8 @@ namespace ctte::lab {
 namespace {
 // Fabric cycles between the stop write and the first trTeEmpty sample.
 constexpr int kEmptyPollLatency = 4;
-// Fabric cycles handed to the image per call in the beat loop.
-constexpr size_t kBatchCycles = 1024;
 // Beats taken from the ISS per StepMany call.
 constexpr size_t kIssBlock = 256;
-
-// The beat loop's batch of fabric-cycle inputs: appended in place, handed to the image by
-// Flush() once kBatchCycles are queued (the caller asks full() after each beat). Where a batch
-// ends does not change what the model does (ModelDriver::RunCycles steps cycle by cycle).
-class CycleBatch {
- public:
-  explicit CycleBatch(ModelDriver* d) : d_(d), buf_(kBatchCycles + 64) {}
-  /// A new cycle, a copy of `like`, to be filled in.
-  ctte_cycle_in* Append(const ctte_cycle_in& like) {
-    if (n_ == buf_.size()) buf_.resize(2 * buf_.size());  // many edges before one beat
-    buf_[n_] = like;
-    return &buf_[n_++];
-  }
-  /// `count` copies of `idle`, flushing as the batch fills.
-  Status AppendIdle(const ctte_cycle_in& idle, uint64_t count) {
-    while (count > 0) {
-      if (n_ >= kBatchCycles) CTTE_RETURN_IF_ERROR(Flush());
-      const uint64_t k = std::min<uint64_t>(count, buf_.size() - n_);
-      std::fill_n(buf_.begin() + static_cast<std::ptrdiff_t>(n_), k, idle);
-      n_ += k;
-      count -= k;
-    }
-    return Status::Ok();
-  }
-  bool full() const { return n_ >= kBatchCycles; }
-  Status Flush() {
-    const size_t n = n_;
-    n_ = 0;
-    return d_->RunCycles(buf_.data(), n);
-  }
-
- private:
-  ModelDriver* d_;
-  std::vector<ctte_cycle_in> buf_;
-  size_t n_ = 0;
-};
 
 double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
