@@ -9,5 +9,7 @@ namespace ctte {
 const char* ToolVersion();
 /// The full source commit (40 hex digits), or "unknown".
 const char* SourceCommit();
+/// The Debian package version this build makes (cmake/CtteInstall.cmake), e.g. "0.1.0+g1a2b3c4d5e".
+const char* PackageVersion();
 
 }  // namespace ctte

@@ -21,14 +21,11 @@
 #include <memory>
 #include <string>
 
+#include "base/version.h"
 #include "lab/board_server.h"
 #include "lab/net/agent.h"
 #include "lab/sim/sim_board.h"
 #include "lab/zynq/zynq_board.h"
-
-#ifndef CTTE_VERSION
-#define CTTE_VERSION "unknown"
-#endif
 
 namespace {
 
@@ -105,7 +102,8 @@ bool ParseListen(const std::string& spec, std::string* host, uint16_t* port) {
 
 int main(int argc, char** argv) {
   CLI::App app{"ctte-board: serves one board (simulated, or a Zynq UltraScale+) over the board protocol"};
-  app.set_version_flag("--version", std::string("ctte-board ") + CTTE_VERSION);
+  app.set_version_flag("--version", std::string("ctte-board ") + ctte::ToolVersion() +
+                                        "\npackage ctte-lab " + ctte::PackageVersion());
   bool stdio = false;
   std::string unix_path, slot_dir, serial;
   ctte::lab::ServerOptions server;

@@ -23,8 +23,8 @@ struct TriageFlags {
   int64_t run_id = 0;
   runner::TriageOptions o;
   unsigned boards = 1;
-  std::string image_dir = CTTE_DEFAULT_IMAGE_DIR;
-  std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
+  std::string image_dir = DefaultImageDir();
+  std::string workload_dir = DefaultWorkloadDir();
   std::string board_path;
   bool json = false;
 };

@@ -14,6 +14,7 @@
 #include "runner/preflight.h"
 #include "runner/run_config.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/install_paths.h"
 #include "tools/ctte-lab/flag_checks.h"
 
 namespace ctte::cli {
@@ -25,8 +26,8 @@ struct CampaignFlags {
   uint64_t start = 0;
   bool json = false;
   std::string db_path = "out/ctte.db";
-  std::string image_dir = CTTE_DEFAULT_IMAGE_DIR;
-  std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
+  std::string image_dir = DefaultImageDir();
+  std::string workload_dir = DefaultWorkloadDir();
 };
 
 /// Loads and validates a spec; prints every error (path: reason) to stderr on failure.

@@ -21,8 +21,8 @@ struct ReplayFlags {
   int64_t run_id = 0;
   std::string db_path = "out/ctte.db";
   std::string waves;
-  std::string image_dir = CTTE_DEFAULT_IMAGE_DIR;
-  std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
+  std::string image_dir = DefaultImageDir();
+  std::string workload_dir = DefaultWorkloadDir();
   std::string board_path;
   std::string artifacts;
   bool json = false;

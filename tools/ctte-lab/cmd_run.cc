@@ -23,8 +23,8 @@ namespace {
 
 struct RunFlags {
   PlanFlags plan;
-  std::string config_file, image_dir = CTTE_DEFAULT_IMAGE_DIR;
-  std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR, stream_out;
+  std::string config_file, image_dir = DefaultImageDir();
+  std::string workload_dir = DefaultWorkloadDir(), stream_out;
   bool twin = false;
   std::string board = "sim", sysroot;
   bool emulated_fabric = false;

@@ -55,8 +55,8 @@ struct SoakFlags {
   std::string seed;
   std::string store_streams = "red";
   std::string shard;
-  std::string image_dir = CTTE_DEFAULT_IMAGE_DIR;
-  std::string workload_dir = CTTE_DEFAULT_WORKLOAD_DIR;
+  std::string image_dir = DefaultImageDir();
+  std::string workload_dir = DefaultWorkloadDir();
   std::string board_path;
   std::string lab;
   std::string log_level = "info";

@@ -18,7 +18,8 @@ std::vector<Command>& Commands() {
 int main(int argc, char** argv) {
   using namespace ctte::cli;
   CLI::App app{"ctte-lab: hardware-in-the-loop campaign runner for a RISC-V N-Trace encoder"};
-  app.set_version_flag("--version", std::string("ctte-lab ") + ctte::ToolVersion());
+  app.set_version_flag("--version", std::string("ctte-lab ") + ctte::ToolVersion() +
+                                        "\npackage ctte-lab " + ctte::PackageVersion());
   app.require_subcommand(1);
   app.fallthrough();
   auto& cmds = Commands();

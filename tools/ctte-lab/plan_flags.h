@@ -1,16 +1,14 @@
 // Flags shared by the commands that run one configuration on a simulated board (`capture`,
 // `run`): their names and help texts, in one place. The values go to runner/cli_config.h,
 // which turns them into a RunConfig (the conversion lives in the library, not here).
-// Header-only (tools/ctte-lab globs cmd_*.cc; helpers live in headers).
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <unistd.h>
-
 #include <string>
 
 #include "runner/cli_config.h"
 #include "tools/ctte-lab/flag_checks.h"
+#include "tools/ctte-lab/install_paths.h"
 
 namespace ctte::cli {
 
@@ -58,15 +56,6 @@ inline void AddPlanOptions(CLI::App& sub, PlanFlags& f, bool required) {
       ->check(UnsignedIn(1, kMaxDrainBudgetFlag));
   sub.add_option("--waves", f.waves, "write an FST waveform here")->check(OutputPathFlag());
   sub.add_flag("--json", f.json, "print the result as JSON");
-}
-
-/// ctte-board next to this executable.
-inline std::string BoardPathNextToSelf() {
-  char buf[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "ctte-board";
-  std::string self(buf, static_cast<size_t>(n));
-  return self.substr(0, self.rfind('/') + 1) + "ctte-board";
 }
 
 }  // namespace ctte::cli
