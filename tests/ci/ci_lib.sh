@@ -1,11 +1,12 @@
 # Shared helpers of the tests/ci scripts (sourced).
 
-# job_script FILE JOB: the `script:` entries of top-level job JOB in GitLab YAML FILE, one per
-# line. The templates keep each entry on one line ("    - command"), which is all this reads.
+# job_script FILE JOB [SECTION]: the `script:` (or SECTION:, e.g. before_script) entries of
+# top-level job JOB in GitLab YAML FILE, one per line. The templates keep each entry on one line
+# ("    - command"), which is all this reads.
 job_script() {
-  awk -v job="$2" '
+  awk -v job="$2" -v section="${3:-script}" '
     /^[^ #][^:]*:/ { injob = ($0 == job ":"); inscript = 0; next }
-    injob && /^  script:[ ]*$/ { inscript = 1; next }
+    injob && $0 ~ ("^  " section ":[ ]*$") { inscript = 1; next }
     injob && inscript && /^    - / { sub(/^    - /, ""); print; next }
     injob && /^  [^ ]/ { inscript = 0 }
   ' "$1"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Issue #16: a run stored, the build tree deleted and rebuilt (new build ids): its replay is
-# bit-identical from the artifact store. The rebuild is real: a fresh configure of the project
-# in a new build folder draws a new build-id seed (rtl/CMakeLists.txt), and ONE image,
-# ntrace-slim, is verilated and compiled there; its manifest must then name another build id
-# and another SHA-256 than the image the run ran, the old image folder is deleted, and
+# bit-identical from the artifact store. The rebuilt image is real: ntrace-slim verilated and
+# compiled a second time under another build id, at build time (target ctte_image_slim_rebuilt;
+# before #25 this test configured and compiled it itself); its manifest must name another build
+# id and another SHA-256 than the image the run ran, the old image folder is deleted, and
 #   - replay with --artifacts none is refused, naming both digests (the rebuilt tree cannot
 #     reproduce the run: the test would pass vacuously if it could);
 #   - replay from the rebuilt tree takes the run's image from the artifact store and its
@@ -11,8 +11,6 @@
 # Usage: rebuild_replay_test.sh CTTE_LAB SOURCE_DIR BINARY_DIR
 set -euo pipefail
 lab=$1 src=$2 bin=$3
-# Under the build tree, so a compiler cache with base_dir above it can reuse the objects the
-# build id does not change (the Verilator runtime).
 work=$(mktemp -d "$bin/rebuild-replay.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -37,16 +35,15 @@ old_sha=$(field "$work/images/ntrace-slim.manifest.json" sha256)
 old_id=$(field "$work/images/ntrace-slim.manifest.json" build_id)
 ls -R "$work/lab.db.artifacts" | grep -q "$old_sha" || fail "the artifact store lacks $old_sha"
 
-# The build tree deleted and rebuilt: its images are gone, a fresh configure draws new ids.
+# The build tree deleted and rebuilt: its images are gone; the rebuilt tree's ntrace-slim is the
+# same design built again under a new build id (rtl/CMakeLists.txt builds it at build time into
+# BUILD/tests/rebuilt-images as target ctte_image_slim_rebuilt, as a fresh configure would).
 rm -rf "$work/images"
-launcher=()
-if command -v ccache >/dev/null; then
-  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
-cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
-  >"$work/configure.log" 2>&1 || { tail -n 30 "$work/configure.log"; fail "configure"; }
-cmake --build "$work/build" --target ctte_image_slim -j 2 >"$work/build.log" 2>&1 ||
-  { tail -n 30 "$work/build.log"; fail "rebuild of ntrace-slim"; }
+rebuilt="$bin/tests/rebuilt-images"
+[ -f "$rebuilt/ntrace-slim.manifest.json" ] ||
+  fail "no $rebuilt/ntrace-slim.manifest.json (build the target ctte_image_slim_rebuilt)"
+mkdir -p "$work/build"
+cp -r "$rebuilt" "$work/build/images"
 new="$work/build/images/ntrace-slim.manifest.json"
 new_sha=$(field "$new" sha256)
 new_id=$(field "$new" build_id)
