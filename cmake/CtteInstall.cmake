@@ -21,7 +21,7 @@ if(CTTE_BUILD_RTL)
   # deploy checks it.
   foreach(t IN LISTS CTTE_INSTALL_IMAGE_TARGETS)
     get_target_property(_name ${t} OUTPUT_NAME)
-    install(FILES $<TARGET_FILE:${t}> ${CTTE_IMAGE_DIR}/${_name}.manifest.json
+    install(FILES $<TARGET_FILE:${t}> ${PROJECT_BINARY_DIR}/images/${_name}.manifest.json
             DESTINATION ${CTTE_INSTALL_PKGLIBDIR}/images)
   endforeach()
 endif()
