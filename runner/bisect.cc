@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/random.h"
+#include "runner/axis_values.h"
 #include "runner/draw.h"
 
 namespace ctte::runner {
@@ -88,9 +89,9 @@ LegVerdict JudgeLeg(const Leg& leg, const Leg& original) {
 std::vector<Factor> DifferingFactors(const RunConfig& red, const RunConfig& baseline) {
   std::vector<Factor> out;
   if (red.image != baseline.image) out.push_back({"image", red.image, baseline.image});
-  for (const std::string& axis : AxisNames()) {
-    const std::string a = red.AxisValue(axis), b = baseline.AxisValue(axis);
-    if (a != b) out.push_back({axis, a, b});
+  for (const internal::AxisDef& def : internal::AxisDefs()) {
+    const std::string a = def.get(red), b = def.get(baseline);
+    if (a != b) out.push_back({def.name, a, b});
   }
   return out;
 }
@@ -98,37 +99,11 @@ std::vector<Factor> DifferingFactors(const RunConfig& red, const RunConfig& base
 Status RevertFactor(RunConfig* c, const RunConfig& b, const std::string& factor) {
   if (factor == "image") {
     c->image = b.image;
-  } else if (factor == "overflow_regime") {
-    c->overflow_regime = b.overflow_regime;
-    c->sink_hz = b.sink_hz;
-    c->core_stall_percent = b.core_stall_percent;
-  } else if (factor == "backpressure") {
-    c->backpressure = b.backpressure;
-    c->backpressure_params = b.backpressure_params;
-  } else if (factor == "mode") {
-    c->mode = b.mode;
-  } else if (factor == "sync") {
-    c->sync = b.sync;
-    c->sync_params = b.sync_params;
-  } else if (factor == "workload") {
-    c->workload = b.workload;
-    if (b.workload == "random") c->program_seed = b.program_seed;
-  } else if (factor == "window") {
-    c->window = b.window;
-    c->window_start = b.window_start;
-    c->window_pause = b.window_pause;
-    c->window_resume = b.window_resume;
-    c->window_stop = b.window_stop;
-  } else if (factor == "interrupts") {
-    c->interrupts = b.interrupts;
-    c->interrupt_at = b.interrupt_at;
-    c->interrupt_every = b.interrupt_every;
-  } else if (factor == "fabric_mhz") {
-    c->fabric_mhz = b.fabric_mhz;
-    c->fabric_hz = b.fabric_hz;
-  } else {
-    return Status::InvalidArgument("unknown factor \"" + factor + "\"");
+    return Status::Ok();
   }
+  const internal::AxisDef* def = internal::FindAxisDef(factor);
+  if (def == nullptr) return Status::InvalidArgument("unknown factor \"" + factor + "\"");
+  def->revert(c, b);
   return Status::Ok();
 }
 
@@ -196,13 +171,15 @@ std::string RateText(const Leg& l) {
          Percent(i.lo) + "-" + Percent(i.hi) + ")";
 }
 
-Leg MakeLeg(LegKind kind, const RunConfig& from, const RunConfig& baseline,
-            const std::vector<std::string>& factors) {
+Result<Leg> MakeLeg(LegKind kind, const RunConfig& from, const RunConfig& baseline,
+                    const std::vector<std::string>& factors) {
   Leg leg;
   leg.kind = kind;
   leg.factors = factors;
   leg.config = from;
-  for (const std::string& f : factors) (void)RevertFactor(&leg.config, baseline, f);
+  for (const std::string& f : factors) {
+    CTTE_RETURN_IF_ERROR(RevertFactor(&leg.config, baseline, f));
+  }
   return leg;
 }
 
@@ -214,7 +191,7 @@ RunConfig FirstRedRepeat(const Leg& leg, uint64_t base_seed) {
   return leg.config;
 }
 
-void Minimize(BisectResult* out, const RunConfig& red, const RunConfig& baseline,
+Status Minimize(BisectResult* out, const RunConfig& red, const RunConfig& baseline,
               const BisectOptions& o, const BatchExecutor& exec) {
   std::vector<std::string> drop;
   for (const Factor& f : out->differing) {
@@ -227,8 +204,14 @@ void Minimize(BisectResult* out, const RunConfig& red, const RunConfig& baseline
   auto still_red = [&](const Leg& leg) {
     return leg.red() > 0 && JudgeLeg(leg, out->legs[0]) != LegVerdict::kCulprit;
   };
+  Status error = Status::Ok();
   auto try_leg = [&](const std::vector<std::string>& factors) {
-    Leg leg = MakeLeg(LegKind::kMinimize, red, baseline, factors);
+    Result<Leg> made = MakeLeg(LegKind::kMinimize, red, baseline, factors);
+    if (!made.ok()) {
+      error = made.status();
+      return false;
+    }
+    Leg leg = std::move(*made);
     RunLegs({&leg}, o.repeats, red.seed, exec);
     leg.verdict = JudgeLeg(leg, out->legs[0]);
     const bool ok = still_red(leg);
@@ -243,13 +226,15 @@ void Minimize(BisectResult* out, const RunConfig& red, const RunConfig& baseline
     for (const std::string& f : drop) {
       std::vector<std::string> trial = reverted;
       trial.push_back(f);
-      (void)try_leg(trial);
+      if (!try_leg(trial) && !error.ok()) return error;
     }
   }
+  if (!error.ok()) return error;
   out->minimal = FirstRedRepeat(out->legs[best], red.seed);
   for (const Factor& f : DifferingFactors(*out->minimal, baseline)) {
     out->minimal_differs.push_back(f.name);
   }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -259,7 +244,7 @@ Result<BisectResult> Bisect(const RunConfig& red, const RunConfig& baseline,
   if (o.repeats == 0) return Status::InvalidArgument("--repeats: must be at least 1");
   BisectResult out;
   out.differing = DifferingFactors(red, baseline);
-  Leg original = MakeLeg(LegKind::kOriginal, red, baseline, {});
+  CTTE_ASSIGN_OR_RETURN(Leg original, MakeLeg(LegKind::kOriginal, red, baseline, {}));
   original.verdict = LegVerdict::kReference;
   RunLegs({&original}, o.repeats, red.seed, exec);
   out.legs.push_back(std::move(original));
@@ -280,7 +265,8 @@ Result<BisectResult> Bisect(const RunConfig& red, const RunConfig& baseline,
 
   std::vector<Leg> singles;
   for (const Factor& f : out.differing) {
-    singles.push_back(MakeLeg(LegKind::kSingle, red, baseline, {f.name}));
+    CTTE_ASSIGN_OR_RETURN(Leg leg, MakeLeg(LegKind::kSingle, red, baseline, {f.name}));
+    singles.push_back(std::move(leg));
   }
   {
     std::vector<Leg*> ptrs;
@@ -302,8 +288,9 @@ Result<BisectResult> Bisect(const RunConfig& red, const RunConfig& baseline,
     std::vector<Leg> pairs;
     for (size_t i = 0; i < out.differing.size() && pairs.size() < o.max_pairs; ++i) {
       for (size_t j = i + 1; j < out.differing.size() && pairs.size() < o.max_pairs; ++j) {
-        pairs.push_back(MakeLeg(LegKind::kPair, red, baseline,
-                                {out.differing[i].name, out.differing[j].name}));
+        CTTE_ASSIGN_OR_RETURN(Leg leg, MakeLeg(LegKind::kPair, red, baseline,
+                                               {out.differing[i].name, out.differing[j].name}));
+        pairs.push_back(std::move(leg));
       }
     }
     std::vector<Leg*> ptrs;
@@ -325,7 +312,7 @@ Result<BisectResult> Bisect(const RunConfig& red, const RunConfig& baseline,
     out.verdict = out.culprits.empty() ? BisectVerdict::kNoCulprit : BisectVerdict::kCulprit;
   }
 
-  Minimize(&out, red, baseline, o, exec);
+  CTTE_RETURN_IF_ERROR(Minimize(&out, red, baseline, o, exec));
 
   std::string s;
   if (out.verdict == BisectVerdict::kCulprit) {

@@ -95,6 +95,28 @@ TEST(BisectTest, DifferingFactorsAndRevertCopyTheDrawnParameters) {
   EXPECT_FALSE(RevertFactor(&red, base, "colour").ok());
 }
 
+// A run red only because of a compression feature: the features leg reverts the feature (the
+// leg's configuration has the baseline's features) and is the culprit.
+TEST(BisectTest, AFeatureIsBlamedAsFeatures) {
+  RunConfig red = Red();
+  red.features = "repeated-history";
+  auto by_feature = [](const RunConfig& c) {
+    return c.features == "repeated-history" ? RunStatus::kRed : RunStatus::kGreen;
+  };
+  Result<BisectResult> r = Bisect(red, Base(), Opts(10), Fake(by_feature));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->verdict, BisectVerdict::kCulprit) << r->summary;
+  EXPECT_EQ(r->culprits, (std::vector<std::string>{"features"}));
+  for (const Leg& l : r->legs) {
+    if (l.kind == LegKind::kSingle && l.factors[0] == "features") {
+      EXPECT_EQ(l.config.features, "");
+      EXPECT_EQ(l.red(), 0u);
+    }
+  }
+  ASSERT_TRUE(r->minimal.has_value());
+  EXPECT_EQ(r->minimal_differs, (std::vector<std::string>{"features"}));
+}
+
 TEST(BisectTest, RepeatsGetFreshSeedsSharedAcrossLegs) {
   const RunConfig a = RepeatConfig(Red(), 7, 0), b = RepeatConfig(Red(), 7, 1);
   EXPECT_NE(a.seed, b.seed);
