@@ -2,7 +2,9 @@
 // history.
 #include <algorithm>
 #include <array>
+#include <tuple>
 
+#include "base/wilson.h"
 #include "db/schema.h"
 #include "db/statement.h"
 #include "db/triage_store.h"
@@ -97,10 +99,14 @@ Result<std::vector<PairRate>> TriageStore::PairRates(const Database& db,
     p.rate_a = single[key.first].rate();
     p.rate_b = single[key.second].rate();
     p.excess = p.rate - std::max(p.rate_a, p.rate_b);
+    std::tie(p.lo, p.hi) = WilsonBounds(t.red, t.runs);
+    p.excess_lo = p.lo - std::max(p.rate_a, p.rate_b);
     out.push_back(std::move(p));
   }
+  // By the excess the pair shows at least (its Wilson lower bound), so 3 of 3 does not outrank
+  // 30 of 30.
   std::stable_sort(out.begin(), out.end(), [](const PairRate& a, const PairRate& b) {
-    if (a.excess != b.excess) return a.excess > b.excess;
+    if (a.excess_lo != b.excess_lo) return a.excess_lo > b.excess_lo;
     return a.runs > b.runs;
   });
   return out;
