@@ -2,7 +2,9 @@
 // history.
 #include <algorithm>
 #include <array>
+#include <tuple>
 
+#include "base/wilson.h"
 #include "db/schema.h"
 #include "db/statement.h"
 #include "db/triage_store.h"
@@ -12,12 +14,6 @@ namespace ctte::db {
 using internal::Statement;
 
 namespace {
-
-// "features" is absent from the configs of campaigns without a features axis: such runs count
-// for the other factors only (an empty value is skipped).
-constexpr std::array<const char*, 10> kFactors = {
-    "image", "overflow_regime", "backpressure", "mode", "sync",
-    "workload", "window", "interrupts", "fabric_mhz", "features"};
 
 // Judged draws (database.h's predicate, as in queries.cc): original, green or red, no control.
 constexpr const char* kJudgedDraw =
@@ -34,52 +30,68 @@ struct Tally {
 Result<std::vector<PairRate>> TriageStore::PairRates(const Database& db,
                                                      const std::string& campaign_name,
                                                      uint64_t min_runs, int64_t campaign_id) {
+  // The factors are the image and every key under $.axes (the axis table of runner/, as the
+  // configs wrote it): one row per run and axis, in the JSON's order. "features" is absent
+  // from the configs of campaigns without a features axis: such runs count for the other
+  // factors only.
   const std::string sql =
-      std::string("SELECT CAST(json_extract(r.config_json, '$.image') AS TEXT), "
-                  "CAST(json_extract(r.config_json, '$.axes.overflow_regime') AS TEXT), "
-                  "CAST(json_extract(r.config_json, '$.axes.backpressure') AS TEXT), "
-                  "CAST(json_extract(r.config_json, '$.axes.mode') AS TEXT), "
-                  "CAST(json_extract(r.config_json, '$.axes.sync') AS TEXT), "
-                  "CAST(json_extract(r.config_json, '$.axes.workload') AS TEXT), "
-                  "CAST(json_extract(r.config_json, '$.axes.window') AS TEXT), "
-                  "CAST(json_extract(r.config_json, '$.axes.interrupts') AS TEXT), "
-                  "CAST(json_extract(r.config_json, '$.axes.fabric_mhz') AS TEXT), "
-                  "CAST(json_extract(r.config_json, '$.axes.features') AS TEXT), r.status "
-                  "FROM runs r JOIN campaigns c ON c.id = r.campaign_id "
+      std::string("SELECT r.id, r.status, CAST(json_extract(r.config_json, '$.image') AS TEXT), "
+                  "a.key, CAST(a.value AS TEXT) "
+                  "FROM runs r JOIN campaigns c ON c.id = r.campaign_id, "
+                  "json_each(r.config_json, '$.axes') a "
                   "WHERE (?1 = '' OR c.name = ?1) AND (?2 = 0 OR c.id = ?2) AND ") +
-      kJudgedDraw;
+      kJudgedDraw + " ORDER BY r.id, a.id";
   Statement s(db.db_, sql.c_str());
   s.Bind(1, campaign_name);
   s.Bind(2, campaign_id);
+  std::vector<std::string> factors;  // factor names in order of first appearance
+  auto factor_index = [&](const std::string& name) {
+    auto it = std::find(factors.begin(), factors.end(), name);
+    if (it != factors.end()) return static_cast<size_t>(it - factors.begin());
+    factors.push_back(name);
+    return factors.size() - 1;
+  };
   using Key1 = std::pair<size_t, std::string>;
   using Key2 = std::pair<Key1, Key1>;
   std::map<Key1, Tally> single;
   std::map<Key2, Tally> pair;
-  CTTE_RETURN_IF_ERROR(s.ForEachRow([&]() -> Status {
-    const bool red = s.Text(static_cast<int>(kFactors.size())) == "red";
-    std::array<std::string, kFactors.size()> v;
-    for (size_t i = 0; i < kFactors.size(); ++i) v[i] = s.Text(static_cast<int>(i));
-    for (size_t i = 0; i < kFactors.size(); ++i) {
-      if (v[i].empty()) continue;
-      Tally& t = single[{i, v[i]}];
+  auto tally_run = [&](const std::vector<Key1>& v, bool red) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (v[i].second.empty()) continue;
+      Tally& t = single[v[i]];
       ++t.runs;
       t.red += red ? 1 : 0;
-      for (size_t j = i + 1; j < kFactors.size(); ++j) {
-        if (v[j].empty()) continue;
-        Tally& p = pair[{{i, v[i]}, {j, v[j]}}];
+      for (size_t j = i + 1; j < v.size(); ++j) {
+        if (v[j].second.empty()) continue;
+        Tally& p = pair[{v[i], v[j]}];
         ++p.runs;
         p.red += red ? 1 : 0;
       }
     }
+  };
+  int64_t current = -1;
+  bool current_red = false;
+  std::vector<Key1> values;
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&]() -> Status {
+    const int64_t id = s.Int(0);
+    if (id != current) {
+      if (current >= 0) tally_run(values, current_red);
+      current = id;
+      current_red = s.Text(1) == "red";
+      values.clear();
+      values.push_back({factor_index("image"), s.Text(2)});
+    }
+    values.push_back({factor_index(s.Text(3)), s.Text(4)});
     return Status::Ok();
   }));
+  if (current >= 0) tally_run(values, current_red);
   std::vector<PairRate> out;
   for (const auto& [key, t] : pair) {
     if (t.runs < std::max<uint64_t>(min_runs, 1)) continue;
     PairRate p;
-    p.factor_a = kFactors[key.first.first];
+    p.factor_a = factors[key.first.first];
     p.value_a = key.first.second;
-    p.factor_b = kFactors[key.second.first];
+    p.factor_b = factors[key.second.first];
     p.value_b = key.second.second;
     p.runs = t.runs;
     p.red = t.red;
@@ -87,10 +99,14 @@ Result<std::vector<PairRate>> TriageStore::PairRates(const Database& db,
     p.rate_a = single[key.first].rate();
     p.rate_b = single[key.second].rate();
     p.excess = p.rate - std::max(p.rate_a, p.rate_b);
+    std::tie(p.lo, p.hi) = WilsonBounds(t.red, t.runs);
+    p.excess_lo = p.lo - std::max(p.rate_a, p.rate_b);
     out.push_back(std::move(p));
   }
+  // By the excess the pair shows at least (its Wilson lower bound), so 3 of 3 does not outrank
+  // 30 of 30.
   std::stable_sort(out.begin(), out.end(), [](const PairRate& a, const PairRate& b) {
-    if (a.excess != b.excess) return a.excess > b.excess;
+    if (a.excess_lo != b.excess_lo) return a.excess_lo > b.excess_lo;
     return a.runs > b.runs;
   });
   return out;

@@ -14,8 +14,11 @@
 //    for every pair of factors (image and the eight
 //    axes) and every pair of values that occurred together in at least `min_runs` judged runs:
 //    the pair's fail rate and both single values' fail rates. excess = pair rate - max(single
-//    rates): how much the pair fails beyond what either value alone explains. Sorted by excess
-//    (descending), then runs (descending), then factor and value names.
+//    rates): how much the pair fails beyond what either value alone explains; lo/hi: the
+//    Wilson 95 % interval of the pair's rate; excess_lo = lo - max(single rates). Sorted by
+//    excess_lo (descending: a pair seen in few runs has a low lower bound), then runs
+//    (descending), then factor and value names. The factors are the image and every key under
+//    $.axes of the stored configs.
 //  - Nights: the campaign rows named `name` (one per seed: a soak --seed makes a new row), by
 //    id, each with its run counts and pass/fail counts per verdict over its judged draws.
 // Threading: as Database (one thread at a time).
@@ -48,7 +51,7 @@ struct BisectionLegRecord {
   std::string config_json;     ///< the leg's configuration (before the repeats' seeds)
   std::string verdict;         ///< reference, culprit, innocent, inconclusive
   uint64_t red = 0, judged = 0, unsound = 0;
-  double lo = 0, hi = 1;       ///< Wilson 95 % interval of red / judged
+  double lo = 0, hi = 1;       ///< 95 % interval of red / judged (bisect: Clopper-Pearson)
   std::vector<BisectionRunRecord> runs;
 };
 
@@ -72,6 +75,8 @@ struct PairRate {
   uint64_t runs = 0, red = 0;              ///< judged runs with both values
   double rate = 0, rate_a = 0, rate_b = 0; ///< pair and single fail rates
   double excess = 0;                       ///< rate - max(rate_a, rate_b)
+  double lo = 0, hi = 1;                   ///< Wilson 95 % interval of the pair's rate
+  double excess_lo = 0;                    ///< lo - max(rate_a, rate_b): the ranking key
 };
 
 struct NightRow {

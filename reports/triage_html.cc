@@ -70,7 +70,8 @@ std::string TriageSection(const ReportModel& m) {
   if (red.empty() && m.bisections.empty()) return "";
   std::string h = "<section id=\"triage\"><h2>Triage of red runs</h2><p>Bisection legs revert "
                   "factors to a green baseline and run each leg with fresh model seeds; "
-                  "red/judged with the Wilson 95% interval (docs/triage.md).</p>\n";
+                  "red/judged with its 95% interval; legs are judged by exact paired tests "
+                  "(docs/triage.md).</p>\n";
   for (const ReportRun* r : red) {
     h += "<div class=\"triage-run\" id=\"triage-run-" + std::to_string(r->id) + "\"><h3>Run " +
          std::to_string(r->id) + " (index " + std::to_string(r->index) + ")</h3>";

@@ -44,17 +44,19 @@ std::string FormatBisection(const db::BisectionRecord& b) {
 std::string FormatPairs(const std::vector<db::PairRate>& pairs, size_t limit) {
   std::string s;
   char line[320];
-  std::snprintf(line, sizeof line, "  %-36s %-36s %6s %5s %7s %7s %7s %8s\n", "factor=value",
-                "factor=value", "runs", "red", "pair", "first", "second", "excess");
+  std::snprintf(line, sizeof line, "  %-36s %-36s %6s %5s %7s %13s %7s %7s %8s %8s\n",
+                "factor=value", "factor=value", "runs", "red", "pair", "pair 95%", "first",
+                "second", "excess", "at least");
   s += line;
   size_t n = 0;
   for (const db::PairRate& p : pairs) {
     if (limit && n++ >= limit) break;
     const std::string a = p.factor_a + "=" + p.value_a, b = p.factor_b + "=" + p.value_b;
     std::snprintf(line, sizeof line,
-                  "  %-36s %-36s %6" PRIu64 " %5" PRIu64 " %6.1f%% %6.1f%% %6.1f%% %+7.1f%%\n",
-                  a.c_str(), b.c_str(), p.runs, p.red, 100 * p.rate, 100 * p.rate_a,
-                  100 * p.rate_b, 100 * p.excess);
+                  "  %-36s %-36s %6" PRIu64 " %5" PRIu64
+                  " %6.1f%% %5.1f%%-%5.1f%% %6.1f%% %6.1f%% %+7.1f%% %+7.1f%%\n",
+                  a.c_str(), b.c_str(), p.runs, p.red, 100 * p.rate, 100 * p.lo, 100 * p.hi,
+                  100 * p.rate_a, 100 * p.rate_b, 100 * p.excess, 100 * p.excess_lo);
     s += line;
   }
   if (pairs.empty()) s += "  (no pair with enough judged runs)\n";

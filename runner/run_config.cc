@@ -9,7 +9,7 @@
 
 #include "base/json.h"
 #include "base/text.h"
-#include "oracle/features.h"
+#include "runner/axis_values.h"
 
 namespace ctte::runner {
 namespace {
@@ -171,16 +171,8 @@ std::optional<SyncPolicy> ParseSyncPolicy(std::string_view text, std::string* re
 }
 
 std::string RunConfig::AxisValue(std::string_view axis) const {
-  if (axis == "overflow_regime") return overflow_regime;
-  if (axis == "backpressure") return backpressure;
-  if (axis == "mode") return mode;
-  if (axis == "sync") return sync;
-  if (axis == "workload") return workload;
-  if (axis == "window") return window;
-  if (axis == "interrupts") return interrupts;
-  if (axis == "features") return features.empty() ? "none" : features;
-  if (axis == "fabric_mhz") return std::to_string(fabric_mhz);
-  return "";
+  const internal::AxisDef* def = internal::FindAxisDef(axis);
+  return def ? def->get(*this) : "";
 }
 
 std::string RunConfigToJson(const RunConfig& c, int indent) {
@@ -191,15 +183,11 @@ std::string RunConfigToJson(const RunConfig& c, int indent) {
   j["twin_of"] = OptionalIndex(c.twin_of);
   j["image"] = c.image;
   ordered_json axes;
-  axes["overflow_regime"] = c.overflow_regime;
-  axes["backpressure"] = c.backpressure;
-  axes["mode"] = c.mode;
-  axes["sync"] = c.sync;
-  axes["workload"] = c.workload;
-  axes["window"] = c.window;
-  axes["interrupts"] = c.interrupts;
-  if (!c.features.empty()) axes["features"] = c.features;
-  axes["fabric_mhz"] = std::to_string(c.fabric_mhz);
+  for (const internal::AxisDef& def : internal::AxisDefs()) {
+    const std::string text = def.json_get(c);
+    if (def.json_optional && text.empty()) continue;
+    axes[def.name] = text;
+  }
   j["axes"] = axes;
   j["fabric_hz"] = c.fabric_hz;
   j["sink_hz"] = c.sink_hz;
@@ -241,27 +229,13 @@ Result<RunConfig> RunConfigFromJson(std::string_view json_text) {
   r.OptUnsigned(j, "$", "twin_of", &c.twin_of);
   r.String(j, "$", "image", &c.image);
   if (const ordered_json* axes = r.Field(j, "$", "axes")) {
-    r.String(*axes, "$.axes", "overflow_regime", &c.overflow_regime);
-    r.String(*axes, "$.axes", "backpressure", &c.backpressure);
-    r.String(*axes, "$.axes", "mode", &c.mode);
-    r.String(*axes, "$.axes", "sync", &c.sync);
-    r.String(*axes, "$.axes", "workload", &c.workload);
-    r.String(*axes, "$.axes", "window", &c.window);
-    r.String(*axes, "$.axes", "interrupts", &c.interrupts);
-    if (axes->is_object() && axes->contains("features")) {
-      r.String(*axes, "$.axes", "features", &c.features);
-      // The grammar only (names, depths); whether the image compiles them is PrepareRun's.
-      if (r.error().empty()) {
-        Result<oracle::FeatureSet> f = oracle::ParseFeatures(c.features, "feature");
-        if (!f.ok()) r.Fail("$.axes.features", f.status().message());
+    for (const internal::AxisDef& def : internal::AxisDefs()) {
+      if (def.json_optional && !(axes->is_object() && axes->contains(def.name))) continue;
+      std::string text, why;
+      r.String(*axes, "$.axes", def.name, &text);
+      if (r.error().empty() && !def.json_set(&c, text, &why)) {
+        r.Fail(std::string("$.axes.") + def.name, why);
       }
-    }
-    std::string mhz;
-    r.String(*axes, "$.axes", "fabric_mhz", &mhz);
-    if (r.error().empty()) {
-      auto m = ParseDecimal(mhz);
-      if (!m || *m > UINT32_MAX) r.Fail("$.axes.fabric_mhz", "bad clock \"" + mhz + "\"");
-      else c.fabric_mhz = static_cast<uint32_t>(*m);
     }
   }
   r.Unsigned(j, "$", "fabric_hz", &c.fabric_hz);

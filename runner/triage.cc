@@ -1,6 +1,7 @@
 // BisectRun and TriageRun (see triage.h): load, choose the baseline, run, classify, store.
 #include "runner/triage.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 #include <thread>
@@ -66,7 +67,10 @@ Result<RunConfig> SpecBaselineOf(const Loaded& l) {
   return SpecBaseline(check.spec, l.config);
 }
 
-Result<RunConfig> ChooseBaseline(const Loaded& l, const std::string& how, std::string* source) {
+// identical_green: "auto" counts the judged green draws of the campaign identical to the red
+// run in every factor (flakiness evidence; they cannot serve as a baseline).
+Result<RunConfig> ChooseBaseline(const Loaded& l, const std::string& how, std::string* source,
+                                 uint64_t* identical_green) {
   if (how == "spec") {
     *source = "spec";
     return SpecBaselineOf(l);
@@ -91,7 +95,10 @@ Result<RunConfig> ChooseBaseline(const Loaded& l, const std::string& how, std::s
     const size_t diff = DifferingFactors(l.config, *c).size();
     const uint64_t dist = r.run.index > l.config.index ? r.run.index - l.config.index
                                                        : l.config.index - r.run.index;
-    if (diff == 0) continue;  // the same factors went green: nothing to bisect against
+    if (diff == 0) {  // the same factors went green: evidence of flakiness, not a baseline
+      ++*identical_green;
+      continue;
+    }
     if (!best || diff < best_diff || (diff == best_diff && dist < best_dist)) {
       best = *c;
       best_diff = diff;
@@ -115,12 +122,23 @@ Json LegJson(const Leg& l) {
   Json runs = Json::array();
   for (const LegRun& r : l.runs) {
     runs.push_back({{"repeat", r.repeat}, {"seed", SeedHex(r.seed)},
-                    {"status", RunStatusName(r.status)}, {"red_verdicts", r.red_verdicts},
+                    {"status", RunStatusName(r.status)}, {"reproduces", r.reproduces},
+                    {"red_verdicts", r.red_verdicts},
                     {"board", r.board_serial}, {"reason", r.reason}});
   }
-  return {{"kind", LegKindName(l.kind)}, {"factors", l.factors}, {"red", l.red()},
-          {"judged", l.judged()}, {"unsound", l.unsound()}, {"rate", l.rate()},
-          {"interval", {i.lo, i.hi}}, {"verdict", LegVerdictName(l.verdict)}, {"runs", runs}};
+  Json j{{"kind", LegKindName(l.kind)}, {"factors", l.factors}, {"red", l.red()},
+         {"other_red", l.other_red()}, {"judged", l.judged()}, {"unsound", l.unsound()},
+         {"rate", l.rate()}, {"interval", {i.lo, i.hi}}, {"verdict", LegVerdictName(l.verdict)}};
+  if (l.kind != LegKind::kOriginal && l.kind != LegKind::kSameBoard &&
+      l.kind != LegKind::kOtherBoard) {
+    const LegTest& t = l.test;
+    j["test"] = {{"paired", t.paired}, {"b", t.b}, {"c", t.c}, {"p", t.p},
+                 {"p_holm", t.p_holm}, {"level", t.level}, {"effect", t.effect.estimate},
+                 {"effect_interval", {t.effect.interval.lo, t.effect.interval.hi}},
+                 {"detectable_effect", t.detectable > 1 ? Json(nullptr) : Json(t.detectable)}};
+  }
+  j["runs"] = runs;
+  return j;
 }
 
 // The pool's runs ask for the capture ring the red run's campaign asked for ($.capture).
@@ -169,11 +187,24 @@ Result<BisectRunResult> BisectRun(int64_t run_id, const TriageOptions& o) {
   CTTE_ASSIGN_OR_RETURN(Loaded l, LoadRed(run_id, o.db_path, "bisect"));
   BisectRunResult out;
   out.run_id = run_id;
-  CTTE_ASSIGN_OR_RETURN(out.baseline, ChooseBaseline(l, o.baseline, &out.baseline_source));
+  CTTE_ASSIGN_OR_RETURN(out.baseline, ChooseBaseline(l, o.baseline, &out.baseline_source,
+                                                     &out.identical_green));
   BisectOptions bo = o.bisect;
   bo.repeats = o.repeats;
+  bo.max_repeats = std::max(o.repeats, o.bisect.max_repeats);
+  // The outcome of every leg is the failing verdict set of this run.
+  CTTE_ASSIGN_OR_RETURN(const std::vector<db::VerdictRecord> verdicts,
+                        l.db->VerdictsOfRun(run_id));
+  for (const db::VerdictRecord& v : verdicts) {
+    if (v.outcome == db::Outcome::kFail) bo.target_verdicts.push_back(v.verdict);
+  }
+  out.target_verdicts = bo.target_verdicts;
   CTTE_ASSIGN_OR_RETURN(const BoardPoolOptions pool, PoolOfCampaign(l, o.pool));
   CTTE_ASSIGN_OR_RETURN(out.result, Bisect(l.config, out.baseline, bo, PoolExecutor(pool)));
+  if (out.identical_green > 0) {
+    out.result.summary += "; flakiness evidence: " + std::to_string(out.identical_green) +
+                          " green run(s) of the campaign identical in every factor";
+  }
   if (out.result.minimal) {
     out.minimal_path = o.out_dir + "/run-" + std::to_string(run_id) + "-minimal.json";
     OutputOptions oo;
@@ -186,7 +217,7 @@ Result<BisectRunResult> BisectRun(int64_t run_id, const TriageOptions& o) {
   rec.run_id = run_id;
   rec.kind = "bisect";
   rec.created_at = NowIsoUtc();
-  rec.repeats = o.repeats;
+  rec.repeats = out.result.repeats;
   rec.verdict = BisectVerdictName(out.result.verdict);
   rec.culprits = Join(out.result.culprits, ",");
   rec.summary = out.result.summary;
@@ -209,9 +240,12 @@ std::string BisectRunResult::ToJson(int indent) const {
   for (const Leg& l : result.legs) legs.push_back(LegJson(l));
   Json j{{"run_id", run_id}, {"bisection_id", bisection_id},
          {"verdict", BisectVerdictName(result.verdict)}, {"culprits", result.culprits},
-         {"flaky", result.flaky}, {"summary", result.summary},
+         {"culprit_pairs", result.culprit_pairs}, {"flaky", result.flaky},
+         {"identical_green", identical_green}, {"target_verdicts", target_verdicts},
+         {"alpha", result.alpha}, {"repeats", result.repeats}, {"summary", result.summary},
          {"baseline_source", baseline_source}, {"differing", differing}, {"legs", legs},
-         {"minimal_differs", result.minimal_differs}, {"minimal_config", minimal_path},
+         {"minimal_differs", result.minimal_differs},
+         {"minimal_confirmed", result.minimal_confirmed}, {"minimal_config", minimal_path},
          {"minimal_command", minimal_command}};
   return j.dump(indent);
 }

@@ -8,7 +8,9 @@
 //    none), runs runner::Bisect on a pool of `boards` boards (runner/board_pool.h), stores
 //    the bisection with every leg and leg run (db/triage_store.h), and writes the minimal
 //    red configuration to `out_dir`/run-<id>-minimal.json, whose `ctte-lab run --config`
-//    command it returns.
+//    command it returns. The legs' outcome is the run's failing verdict set (its verdict rows
+//    with outcome fail). With "auto", the green draws identical to the red run in every factor
+//    are counted and reported as flakiness evidence (identical_green).
 //  - TriageRun runs the run's stored configuration once and its `repeats` fresh-seed repeats
 //    (the same seeds as a bisection's original leg) on the same board (a ctte-board with the
 //    stored run's serial) and on another board (serial + "-other"), in parallel, and
@@ -37,7 +39,7 @@ namespace ctte::runner {
 struct TriageOptions {
   std::string db_path = "out/ctte.db";
   std::string baseline = "auto";   ///< "auto", "spec" or a RunConfig JSON file
-  uint32_t repeats = 5;
+  uint32_t repeats = 5;            ///< triage: repeats; bisect: repeats at the first look
   std::string out_dir = "out/triage";
   BisectOptions bisect;            ///< repeats is taken from `repeats`
   BoardPoolOptions pool;           ///< boards, execute, board
@@ -48,6 +50,8 @@ struct BisectRunResult {
   int64_t bisection_id = 0;
   RunConfig baseline;
   std::string baseline_source;     ///< "spec", "run N", or the file
+  uint64_t identical_green = 0;    ///< auto: green draws identical in every factor (flakiness)
+  std::vector<std::string> target_verdicts;  ///< the run's failing verdicts (the outcome)
   BisectResult result;
   std::string minimal_path;        ///< "" when no minimal configuration
   std::string minimal_command;

@@ -81,10 +81,9 @@ int RunTriage(TriageFlags& f) {
   return r->classification == "infrastructure" ? kExitInfra : kExitOk;
 }
 
-void AddCommon(CLI::App& sub, TriageFlags& f) {
+void AddCommon(CLI::App& sub, TriageFlags& f, const char* repeats_help) {
   sub.add_option("run", f.run_id, "the red run (runs.id)")->required();
-  sub.add_option("--repeats", f.o.repeats, "runs per leg with fresh model seeds, 1..1000 (default 5)")
-      ->check(UnsignedIn(1, 1000));
+  sub.add_option("--repeats", f.o.repeats, repeats_help)->check(UnsignedIn(1, 1000));
   sub.add_option("--db", f.o.db_path, "database file (default out/ctte.db)");
   sub.add_option("--image-dir", f.image_dir, "image manifests");
   sub.add_option("--workload-dir", f.workload_dir, "workload ELFs");
@@ -93,10 +92,15 @@ void AddCommon(CLI::App& sub, TriageFlags& f) {
 }
 
 const Registrar kBisect{Command{
-    "bisect", "Which factor of a red run matters: one-factor legs with flake statistics", 64,
+    "bisect", "Which factor of a red run matters: paired exact tests, Holm-corrected", 64,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<TriageFlags>();
-      AddCommon(sub, *f);
+      f->o.repeats = f->o.bisect.repeats;
+      AddCommon(sub, *f,
+                "runs per leg with fresh model seeds at the first look, 1..1000 (default 10)");
+      sub.add_option("--max-repeats", f->o.bisect.max_repeats,
+                     "undecided legs get doubled repeats up to this many, 1..1000 (default 40)")
+          ->check(UnsignedIn(1, 1000));
       sub.add_option("--baseline", f->o.baseline,
                      "known-green baseline: a RunConfig JSON file, auto (nearest green run of "
                      "the campaign, else the spec) or spec (each axis's first value)");
@@ -114,7 +118,7 @@ const Registrar kTriage{Command{
     "triage", "Design, board-specific or flaky: a red run on its board and on another", 65,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<TriageFlags>();
-      AddCommon(sub, *f);
+      AddCommon(sub, *f, "runs per board with fresh model seeds, 1..1000 (default 5)");
       return [f] { return RunTriage(*f); };
     }}};
 

@@ -69,7 +69,8 @@ int RunPairsOrNights(db::Database& db, const HistoryFlags& f) {
       j.push_back({{"factor_a", p.factor_a}, {"value_a", p.value_a}, {"factor_b", p.factor_b},
                    {"value_b", p.value_b}, {"runs", p.runs}, {"red", p.red},
                    {"fail_rate", p.rate}, {"fail_rate_a", p.rate_a}, {"fail_rate_b", p.rate_b},
-                   {"excess", p.excess}});
+                   {"excess", p.excess}, {"interval", {p.lo, p.hi}},
+                   {"excess_lo", p.excess_lo}});
     }
     std::printf("%s\n", j.dump(2).c_str());
   } else {
@@ -274,7 +275,8 @@ const Registrar kRegistrar({
       sub.add_option("--campaign", flags->campaign, "only campaigns with this name");
       sub.add_flag("--json", flags->json, "print JSON instead of tables");
       sub.add_flag("--pairs", flags->pairs,
-                   "fail rate per pair of factor values, by excess over the single values");
+                   "fail rate per pair of factor values with its Wilson interval, ranked by the "
+                   "lower bound of the excess over the single values");
       sub.add_option("--min-runs", flags->min_runs,
                      "--pairs: leave out pairs seen in fewer judged runs (default 3)")
           ->check(CLI::Range(uint64_t{1}, uint64_t{1000000000}));
