@@ -31,10 +31,17 @@ Status RemoveOverlay(const OverlayOptions& o) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return Status::Ok();
   // On configfs the attributes go with the folder. A fixture tree is a plain folder (not
-  // configfs, by statfs): its attribute files are removed first.
+  // configfs, by statfs) whose kernel stand-in re-creates missing attributes: it is renamed
+  // out of the way in one step (a dot name the stand-in ignores), then removed.
   struct statfs fs {};
   if (::statfs(dir.c_str(), &fs) == 0 && static_cast<uint64_t>(fs.f_type) != kConfigfsMagic) {
-    for (const char* a : {"path", "dtbo", "status"}) std::filesystem::remove(dir + "/" + a, ec);
+    const std::string gone = UnderRoot(o.sysroot, std::string(kOverlays) + "/." + o.name +
+                                                      "-removed-" + std::to_string(::getpid()));
+    if (::rename(dir.c_str(), gone.c_str()) != 0) {
+      return WithPrefix(ErrnoStatus(dir, errno), "removing the previous overlay");
+    }
+    std::filesystem::remove_all(gone, ec);
+    return Status::Ok();
   }
   if (::rmdir(dir.c_str()) != 0) {
     return WithPrefix(ErrnoStatus(dir, errno), "removing the previous overlay");

@@ -152,6 +152,7 @@ void FabricEmulator::Impl::WatchOverlays() {
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (!e.is_directory()) continue;
     const std::string name = e.path().filename().string();
+    if (name.empty() || name[0] == '.') continue;  // a folder on its way out (ZynqBoard's rename)
     const std::string d = e.path().string();
     if (!fs::exists(d + "/status", ec)) {
       (void)WriteText(d + "/path", "");
