@@ -4,6 +4,9 @@
 // SetPortPower() opens the hub at the path and sends the hub-class port feature request:
 //   bmRequestType 0x23 (host-to-device, class, other), bRequest SET_FEATURE (3) or
 //   CLEAR_FEATURE (1), wValue PORT_POWER (8), wIndex port, no data, 5 s timeout.
+// Hub() reads the hub descriptor (GET_DESCRIPTOR 0x29 / 0x2A: ports, power switching mode)
+// and finds a USB 3 hub's companion by the BOS container ID; PortConnected() is GET_STATUS.
+// None of this has met a real hub here (this machine has no USB devices).
 #pragma once
 
 #include <memory>
@@ -18,6 +21,8 @@ class LibusbBackend : public UsbBackend {
   static Result<std::unique_ptr<LibusbBackend>> Create();
   ~LibusbBackend() override;
   Result<std::vector<UsbDevice>> List() override;
+  Result<HubInfo> Hub(const std::string& hub_path) override;
+  Result<bool> PortConnected(const std::string& hub_path, int port) override;
   Status SetPortPower(const std::string& hub_path, int port, bool on) override;
 
  private:

@@ -27,10 +27,28 @@ struct UsbDevice {
   std::string note;          ///< why a string could not be read (permissions)
 };
 
+/// wHubCharacteristics bits 1:0, Logical Power Switching Mode (USB 2.0 11.23.2.1, USB 3.2
+/// 10.15.2.1): 00 ganged (all ports at once), 01 individual port power switching, 1X none.
+enum class PowerSwitching { kGanged, kPerPort, kNone };
+const char* PowerSwitchingName(PowerSwitching p);  ///< "ganged", "per-port", "none"
+
+struct HubInfo {
+  int ports = 0;               ///< bNbrPorts
+  PowerSwitching switching = PowerSwitching::kNone;
+  bool superspeed = false;     ///< a USB 3 hub (SuperSpeed hub descriptor, type 0x2A)
+  /// The other half of a USB 3 hub (the USB 2 hub behind the same ports, or the reverse),
+  /// matched by the BOS container ID; "" when there is none.
+  std::string companion;
+};
+
 class UsbBackend {
  public:
   virtual ~UsbBackend() = default;
   virtual Result<std::vector<UsbDevice>> List() = 0;
+  /// The hub descriptor of the hub at `hub_path` (GET_DESCRIPTOR, hub class) and its companion.
+  virtual Result<HubInfo> Hub(const std::string& hub_path) = 0;
+  /// GET_STATUS of `port` (bmRequestType 0xA3): wPortStatus bit 0, PORT_CONNECTION.
+  virtual Result<bool> PortConnected(const std::string& hub_path, int port) = 0;
   /// Hub-class request to the hub at `hub_path`: SET_FEATURE (on) or CLEAR_FEATURE (off)
   /// PORT_POWER for `port` (USB 2.0 spec 11.24.2; as uhubctl sends it).
   virtual Status SetPortPower(const std::string& hub_path, int port, bool on) = 0;
@@ -40,7 +58,8 @@ struct HubPort {
   std::string hub_path;  ///< "1-2"
   int port = 0;          ///< 3
 };
-/// Parses "1-2.3"; InvalidArgument naming the text when it is not BUS-PORT[.PORT...].
+/// Parses "1-2.3"; InvalidArgument naming the text when it is not BUS-PORT[.PORT...], a bus
+/// outside 1..255, a port outside 1..255 or more than 7 tiers (USB 2.0 4.1.1).
 Result<HubPort> ParseHubPort(const std::string& text);
 
 struct PowerCycleOptions {
@@ -54,12 +73,19 @@ struct PowerCycleOptions {
 struct PowerCycleResult {
   bool came_back = false;
   int waited_ms = 0;      ///< after power on, until the serial was seen (or the bound)
-  bool was_present = false;  ///< the serial was seen before the cycle
+  bool was_present = false;  ///< the serial was seen (or the port connected) before the cycle
+  int gone_after_ms = 0;  ///< after power off, until the serial and the connection were gone
+  std::vector<std::string> hubs;  ///< the hubs switched: the hub, then its USB 3 companion
 };
 
-/// Switches `hub_port` off, waits off_ms, switches it on, and polls List() until a device with
-/// `serial` is back (at most come_back_ms). Timeout when it does not come back; errors of
-/// the backend as they are (naming hub and port).
+/// Reads the hub's descriptor and refuses a hub that does not switch ports one by one
+/// (ganged or no power switching: InvalidArgument), or a port it does not have; switches `hub_port` off on the
+/// hub and on its USB 3 companion (both halves share the port's VBUS), polls until the
+/// device is gone (no `serial` in List(), the port not connected), at least off_ms and at most
+/// off_ms + come_back_ms; switches both on and polls List() until `serial` (with no serial:
+/// the port's connection) is back, at most come_back_ms. IOError when the device
+/// never went away (the hub ignored the request: nothing was cycled), Timeout when it does
+/// not come back; the ports are switched back on in every case once switched off.
 Result<PowerCycleResult> PowerCycle(UsbBackend& backend, const std::string& hub_port,
                                     const std::string& serial, const PowerCycleOptions& options);
 

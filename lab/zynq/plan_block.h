@@ -13,7 +13,10 @@
 //   then the interrupts (1 word each), the edges (before_beat, open), the segments
 //   (vaddr, memsz, executable).
 // The last kResultBytes of the plan memory are the harness's result text (a fatal core stop's
-// message): word length, then the bytes.
+// message): word length, then the bytes. The kConsoleAreaBytes before them are the workload's
+// console (what the core wrote to HTIF's console device or the UART): word T = bytes written
+// in the run, then the first min(T, kMaxConsoleBytes) of them, raw; the board turns them into
+// Capture::console (ConsoleText), as the simulated board does.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +30,12 @@ namespace ctte::lab::zynq {
 inline constexpr uint64_t kPlanMagic = 0x314E4C5045545443ull;  // "CTTEPLN1"
 inline constexpr uint64_t kGuestBase = 0x80000000ull;  ///< the core's RAM base (oracle RAM)
 inline constexpr uint64_t kResultBytes = 4096;
+inline constexpr uint64_t kConsoleAreaBytes = 8192;  ///< >= 8 + kMaxConsoleBytes
+static_assert(kConsoleAreaBytes >= 8 + kMaxConsoleBytes);
+/// Where the console area starts in a plan memory of `plan_bytes`.
+inline uint64_t ConsoleAreaOffset(uint64_t plan_bytes) {
+  return plan_bytes - kResultBytes - kConsoleAreaBytes;
+}
 
 struct SegmentInfo {
   uint64_t vaddr = 0, memsz = 0;

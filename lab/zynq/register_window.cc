@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -77,25 +78,84 @@ Status MmapWindow::Check(uint64_t offset, uint64_t n) const {
 Result<uint32_t> MmapWindow::Read32(uint32_t offset) {
   if (offset % 4 != 0) return Status::InvalidArgument(where_ + ": unaligned read at " + HexShort(offset));
   CTTE_RETURN_IF_ERROR(Check(offset, 4));
-  return *reinterpret_cast<volatile const uint32_t*>(base_ + offset);
+  return Load32(offset);
 }
 
 Status MmapWindow::Write32(uint32_t offset, uint32_t value) {
   if (offset % 4 != 0) return Status::InvalidArgument(where_ + ": unaligned write at " + HexShort(offset));
   CTTE_RETURN_IF_ERROR(Check(offset, 4));
-  *reinterpret_cast<volatile uint32_t*>(base_ + offset) = value;
+  Store32(offset, value);
   return Status::Ok();
+}
+
+// Device memory (a UIO map is mapped non-cached: Device-nGnRnE on arm64) takes only aligned
+// accesses of the width the bus carries: every byte copy is made of aligned volatile 64-bit
+// words where both sides line up, else aligned 32-bit words, and a partial word at either end
+// is read, merged and written back whole. Never memcpy (which may access unaligned or
+// overlapping words).
+uint32_t MmapWindow::Load32(uint64_t at) const {
+  if (observer_) observer_(at, 4, false);
+  return *reinterpret_cast<volatile const uint32_t*>(base_ + at);
+}
+void MmapWindow::Store32(uint64_t at, uint32_t v) {
+  if (observer_) observer_(at, 4, true);
+  *reinterpret_cast<volatile uint32_t*>(base_ + at) = v;
 }
 
 Status MmapWindow::WriteBytes(uint64_t offset, const void* data, size_t n) {
   CTTE_RETURN_IF_ERROR(Check(offset, n));
-  std::memcpy(base_ + offset, data, n);
+  if (n != 0 && ((offset + n + 3) & ~uint64_t{3}) > size_) {
+    return Status::InvalidArgument(where_ + ": a copy at " + HexShort(offset) + " (+" +
+                                   std::to_string(n) + ") needs whole words past the window");
+  }
+  const uint8_t* src = static_cast<const uint8_t*>(data);
+  uint64_t at = offset;
+  size_t left = n;
+  while (left > 0) {
+    const uint64_t word = at & ~uint64_t{3};
+    const unsigned skew = static_cast<unsigned>(at - word);
+    if (skew == 0 && left >= 8 && at % 8 == 0) {
+      uint64_t v;
+      std::memcpy(&v, src, 8);  // from the caller's (normal) memory into a register
+      if (observer_) observer_(at, 8, true);
+      *reinterpret_cast<volatile uint64_t*>(base_ + at) = v;
+      at += 8, src += 8, left -= 8;
+      continue;
+    }
+    const size_t take = std::min<size_t>(4 - skew, left);
+    uint32_t v = 0;
+    if (skew != 0 || take < 4) v = Load32(word);  // a partial word: merge with what is there
+    std::memcpy(reinterpret_cast<uint8_t*>(&v) + skew, src, take);
+    Store32(word, v);
+    at += take, src += take, left -= take;
+  }
   return Status::Ok();
 }
 
 Status MmapWindow::ReadBytes(uint64_t offset, void* out, size_t n) const {
   CTTE_RETURN_IF_ERROR(Check(offset, n));
-  std::memcpy(out, base_ + offset, n);
+  if (n != 0 && ((offset + n + 3) & ~uint64_t{3}) > size_) {
+    return Status::InvalidArgument(where_ + ": a copy at " + HexShort(offset) + " (+" +
+                                   std::to_string(n) + ") needs whole words past the window");
+  }
+  uint8_t* dst = static_cast<uint8_t*>(out);
+  uint64_t at = offset;
+  size_t left = n;
+  while (left > 0) {
+    const uint64_t word = at & ~uint64_t{3};
+    const unsigned skew = static_cast<unsigned>(at - word);
+    if (skew == 0 && left >= 8 && at % 8 == 0) {
+      if (observer_) observer_(at, 8, false);
+      const uint64_t v = *reinterpret_cast<volatile const uint64_t*>(base_ + at);
+      std::memcpy(dst, &v, 8);
+      at += 8, dst += 8, left -= 8;
+      continue;
+    }
+    const size_t take = std::min<size_t>(4 - skew, left);
+    const uint32_t v = Load32(word);
+    std::memcpy(dst, reinterpret_cast<const uint8_t*>(&v) + skew, take);
+    at += take, dst += take, left -= take;
+  }
   return Status::Ok();
 }
 

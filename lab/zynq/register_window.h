@@ -43,13 +43,22 @@ class MmapWindow : public RegisterWindow {
   Status Write32(uint32_t offset, uint32_t value) override;
   uint64_t size() const override { return size_; }
   const std::string& where() const override { return where_; }
-  /// Bulk access (memory windows: guest RAM, the ring).
+  /// Bulk access (memory windows: guest RAM, plan memory, the ring), any offset and length,
+  /// through aligned volatile 64/32-bit accesses only (partial words read, merged, written
+  /// whole): what Device memory takes. A copy whose whole words leave the window is refused.
   Status WriteBytes(uint64_t offset, const void* data, size_t n);
   Status ReadBytes(uint64_t offset, void* out, size_t n) const;
+  /// Sees every access made to the map (offset in the window, width 4 or 8): tests check
+  /// that each is aligned to its width.
+  using AccessObserver = std::function<void(uint64_t offset, unsigned width, bool write)>;
+  void set_access_observer(AccessObserver o) { observer_ = std::move(o); }
 
  private:
   MmapWindow() = default;
   Status Check(uint64_t offset, uint64_t n) const;
+  uint32_t Load32(uint64_t at) const;
+  void Store32(uint64_t at, uint32_t v);
+  AccessObserver observer_;
   int fd_ = -1;
   void* map_ = nullptr;
   size_t map_len_ = 0;

@@ -11,6 +11,8 @@
 #include "base/files.h"
 #include "base/sha256.h"
 #include "base/text.h"
+#include "lab/zynq/clock_measure.h"
+#include "lab/zynq/overlay.h"
 #include "lab/zynq/plan_block.h"
 #include "lab/zynq/sysfs.h"
 
@@ -77,69 +79,61 @@ Result<BoardIdentity> ZynqBoard::Identify() {
   return id;
 }
 
-Status ZynqBoard::LoadBitstream(const std::string& file_name) {
-  const std::string mgr = Path("sys/class/fpga_manager/" + o_.fpga_manager);
-  CTTE_RETURN_IF_ERROR(WriteAttr(mgr + "/flags", "0"));  // 0: a full bitstream
-  CTTE_RETURN_IF_ERROR(WriteAttr(mgr + "/firmware", file_name));
-  if (o_.emulated_fabric) {
-    // The kernel loads within the write; the emulator takes the request (empties the file).
-    const auto deadline = Clock::now() + std::chrono::milliseconds(o_.load_timeout_ms);
-    for (;;) {
-      Result<std::string> pending = ReadAttr(mgr + "/firmware");
-      if (pending.ok() && pending->empty()) break;
-      if (Clock::now() > deadline) {
-        return Status::Unavailable(mgr + "/firmware: the fabric emulator did not take '" +
-                                   file_name + "' within " + std::to_string(o_.load_timeout_ms) +
-                                   " ms");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-  }
-  CTTE_ASSIGN_OR_RETURN(const std::string state, ReadAttr(mgr + "/state"));
-  if (state != "operating") {
-    return Status::IOError("FPGA manager " + mgr + " reports state '" + state +
-                           "' after loading " + file_name + " (expected 'operating')");
-  }
-  return Status::Ok();
+OverlayOptions ZynqBoard::Overlay() const {
+  OverlayOptions ov;
+  ov.sysroot = o_.sysroot;
+  ov.name = o_.overlay_name;
+  ov.dtbo = o_.overlay_dtbo;
+  ov.timeout_ms = o_.load_timeout_ms;
+  return ov;
 }
 
-Result<std::unique_ptr<MmapWindow>> ZynqBoard::OpenMap(size_t index, const char* what) {
-  CTTE_ASSIGN_OR_RETURN(const UioDevice dev, FindUio(o_.sysroot, o_.uio_name));
-  if (index >= dev.maps.size()) {
-    return Status::NotFound("UIO device " + dev.device + " (" + o_.uio_name + ") has no map" +
-                            std::to_string(index) + " (" + what + ")");
+Status ZynqBoard::LoadDesign() {
+  const std::string mgr = Path("sys/class/fpga_manager/" + o_.fpga_manager);
+  Status applied = ApplyOverlay(Overlay());
+  Result<std::string> state = ReadAttr(mgr + "/state");
+  // A load that failed shows in the FPGA manager's state ("write error", ...); an overlay
+  // that never reached the FPGA manager leaves it as it was ("unknown" on a fresh board).
+  const bool load_failed = state.ok() && *state != "operating" && *state != "unknown";
+  if (applied.ok() ? (!state.ok() || *state != "operating") : load_failed) {
+    return Status::IOError("FPGA manager " + mgr + " reports state '" +
+                           (state.ok() ? *state : state.status().ToString()) +
+                           "' after applying overlay " + o_.overlay_dtbo + " (expected "
+                           "'operating')" + (applied.ok() ? "" : ": " + applied.message()));
   }
-  const uint64_t size = dev.maps[index].size;
-  if (o_.emulated_fabric) {
-    return MmapWindow::Open(dev.device + ".map" + std::to_string(index), 0, size);
+  return applied;
+}
+
+Result<std::unique_ptr<MmapWindow>> ZynqBoard::OpenMap(const std::string& uio, const char* what) {
+  CTTE_ASSIGN_OR_RETURN(const UioDevice dev, FindUio(o_.sysroot, uio));
+  if (dev.maps.empty()) {
+    return Status::NotFound("UIO device " + dev.device + " (" + uio + ", " + what +
+                            ") has no map0");
   }
-  // UIO: map i is mmap()ed at offset i * page size of /dev/uioN.
-  return MmapWindow::Open(dev.device, index * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)), size);
+  if (!std::filesystem::exists(dev.device)) {
+    return Status::NotFound("UIO device node " + dev.device + " (" + uio + ") is missing");
+  }
+  // One map per device (the overlay's nodes each declare one reg range): map0 at offset 0.
+  return MmapWindow::Open(dev.device, 0, dev.maps[0].size);
 }
 
 Status ZynqBoard::OpenDesign() {
-  CTTE_ASSIGN_OR_RETURN(const UioDevice dev, FindUio(o_.sysroot, o_.uio_name));
-  if (dev.maps.size() < 3) {
-    return Status::NotFound("UIO device " + dev.device + " (" + o_.uio_name + ") has " +
-                            std::to_string(dev.maps.size()) +
-                            " maps; the design declares 3 (registers, guest memory, plan memory)");
-  }
   if (o_.emulated_fabric) {
-    CTTE_ASSIGN_OR_RETURN(regs_, MailboxWindow::Open(dev.device + ".map0", o_.register_timeout_ms));
+    CTTE_ASSIGN_OR_RETURN(const UioDevice dev, FindUio(o_.sysroot, o_.uio_name));
+    CTTE_ASSIGN_OR_RETURN(regs_, MailboxWindow::Open(dev.device, o_.register_timeout_ms));
   } else {
-    if (!std::filesystem::exists(dev.device)) {
-      return Status::NotFound("UIO device node " + dev.device + " is missing");
-    }
-    CTTE_ASSIGN_OR_RETURN(regs_, OpenMap(0, "registers"));
+    CTTE_ASSIGN_OR_RETURN(regs_, OpenMap(o_.uio_name, "registers"));
   }
-  CTTE_ASSIGN_OR_RETURN(guest_, OpenMap(1, "guest memory"));
-  CTTE_ASSIGN_OR_RETURN(plan_, OpenMap(2, "plan memory"));
+  CTTE_ASSIGN_OR_RETURN(guest_, OpenMap(o_.guest_uio, "guest memory"));
+  CTTE_ASSIGN_OR_RETURN(plan_, OpenMap(o_.plan_uio, "plan memory"));
   return Status::Ok();
 }
 
 Result<DeployReceipt> ZynqBoard::Deploy(const DeployRequest& request) {
+  // The image's digest may be told back only when the client sent the bytes.
+  const bool sent = !request.bytes.empty();
   std::vector<uint8_t> bytes = request.bytes;
-  if (bytes.empty()) {
+  if (!sent) {
     CTTE_ASSIGN_OR_RETURN(bytes, ReadFileBytes(request.path));
   }
   const std::string name = request.name.empty() ? "image" : request.name;
@@ -151,48 +145,53 @@ Result<DeployReceipt> ZynqBoard::Deploy(const DeployRequest& request) {
                                    "registers the manifest declares");
   }
   Unload();
-  const std::string file_name = "ctte-" + name + ".bin";
-  const std::string stored = Path("lib/firmware/" + file_name);
+  // The previous overlay goes first (its devices with it), then the bitstream is replaced.
+  CTTE_RETURN_IF_ERROR(RemoveOverlay(Overlay()));
+  const std::string stored = Path(std::string("lib/firmware/") + kHarnessFirmware);
   std::error_code ec;
   std::filesystem::create_directories(Path("lib/firmware"), ec);
-  CTTE_RETURN_IF_ERROR(WriteFileAtomic(stored, bytes));
+  CTTE_RETURN_IF_ERROR(WritePrivateFile(stored, bytes));
   stored_path_ = stored;
-  CTTE_ASSIGN_OR_RETURN(const std::string sha, Sha256File(stored));  // over the stored copy
-  if (!request.expected_sha256.empty() && sha != request.expected_sha256) {
-    std::filesystem::remove(stored, ec);
-    return Status::InvalidArgument("image " + name + " refused: SHA-256 of the stored copy " +
-                                   stored + " is " + sha + ", the manifest's " +
-                                   request.expected_sha256 + " (tampered or wrong bitstream); "
-                                   "not loaded");
-  }
-  CTTE_RETURN_IF_ERROR(LoadBitstream(file_name));
-  map_ = request.registers;
-  if (Status s = OpenDesign(); !s.ok()) {
+  Result<DeployReceipt> r = LoadVerified(request, name, sent);
+  if (!r.ok()) {
     Unload();
-    return s;
+    (void)RemoveOverlay(Overlay());
+    std::filesystem::remove(stored, ec);  // never left behind by a failed deploy
+    return r.status();
   }
+  r->size = bytes.size();
+  image_name_ = name;
+  image_sha256_ = r->sha256;
+  return r;
+}
+
+Result<DeployReceipt> ZynqBoard::LoadVerified(const DeployRequest& request,
+                                              const std::string& name, bool sent) {
+  CTTE_ASSIGN_OR_RETURN(const std::string sha, Sha256File(stored_path_));  // the stored copy
+  if (!request.expected_sha256.empty() && sha != request.expected_sha256) {
+    return Status::InvalidArgument("image " + name + " refused: SHA-256 of the stored copy " +
+                                   stored_path_ + " is " + (sent ? sha : "not the manifest's") +
+                                   ", the manifest's " + request.expected_sha256 +
+                                   " (tampered or wrong bitstream); not loaded");
+  }
+  CTTE_RETURN_IF_ERROR(LoadDesign());
+  map_ = request.registers;
+  CTTE_RETURN_IF_ERROR(OpenDesign());
   DeployReceipt r;
   Result<uint64_t> bid = Named64("ctteBuildIdLo", "ctteBuildIdHi");
   Result<uint32_t> profile = bid.ok() ? Named("ctteProfile") : bid.status();
   Result<uint32_t> caps = profile.ok() ? Named("ctteCaps") : profile.status();
-  if (!caps.ok()) {
-    Unload();
-    return WithPrefix(caps.status(), "image " + name + ": identity");
-  }
+  if (!caps.ok()) return WithPrefix(caps.status(), "image " + name + ": identity");
   r.build_id = *bid;
   r.profile = *profile;
   r.caps = *caps;
   if (request.expected_build_id != 0 && r.build_id != request.expected_build_id) {
-    Unload();
     return Status::InvalidArgument("image " + name + " refused: build id read back " +
                                    Hex64(r.build_id) + " differs from the manifest's " +
                                    Hex64(request.expected_build_id));
   }
   r.sha256 = sha;
-  r.stored_path = stored;
-  r.size = bytes.size();
-  image_name_ = name;
-  image_sha256_ = sha;
+  r.stored_path = stored_path_;
   return r;
 }
 
@@ -239,10 +238,25 @@ Result<uint64_t> ZynqBoard::SetClock(ClockDomain domain, uint64_t hz) {
   return want.Rate(rates);  // the programmed (quantized) frequency; ReadClock reads it back
 }
 
+// Measured, never decoded: the harness's free-running counter of that clock over a timed
+// window (lab/zynq/clock_measure.h). The register says what was asked for; a gated clock, a
+// source that is not running, or a write the PMU firmware ignored shows only here.
 Result<uint64_t> ZynqBoard::ReadClock(ClockDomain domain) {
-  CTTE_ASSIGN_OR_RETURN(const PlClockSetting s, ReadClockSetting(domain));
-  CTTE_ASSIGN_OR_RETURN(const PlSourceRates rates, ReadSourceRates());
-  return s.Rate(rates);
+  const bool fabric = domain == ClockDomain::kFabric;
+  if (!regs_) {
+    return Status::Unavailable(std::string("no image deployed: the ") +
+                               (fabric ? "fabric" : "sink") + " clock is measured by the "
+                               "harness's cycle counter, which only a loaded design has");
+  }
+  const std::string lo = fabric ? "cttehFabricClockLo" : "cttehSinkClockLo";
+  const std::string hi = fabric ? "cttehFabricClockHi" : "cttehSinkClockHi";
+  const auto read = [&](const std::function<void()>& mark) {
+    return ReadCounter64([&](bool h) { return Named(h ? hi : lo); }, mark);
+  };
+  CTTE_ASSIGN_OR_RETURN(const ClockMeasurement m,
+                        MeasureClock(read, fabric ? "the fabric clock (PL0)" : "the sink clock (PL1)",
+                                     o_.clock_measure));
+  return m.hz;
 }
 
 // ---- registers -----------------------------------------------------------------------------

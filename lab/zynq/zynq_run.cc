@@ -1,5 +1,6 @@
 // ZynqBoard::Run: workload into guest memory, plan block, ring, core release, readback
 // (see zynq_board.h and docs/zynq-board.md, "A run").
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -29,7 +30,9 @@ Status ZynqBoard::ReadRing(uint64_t capacity, Capture* c) {
                                    " exceeds the DMA buffer " + o_.udmabuf + " (" +
                                    std::to_string(size) + " bytes)");
   }
-  CTTE_ASSIGN_OR_RETURN(auto ring, MmapWindow::Open(Path("dev/" + o_.udmabuf), 0, capacity));
+  // Whole words: the copies out of the buffer are aligned word accesses.
+  CTTE_ASSIGN_OR_RETURN(auto ring, MmapWindow::Open(Path("dev/" + o_.udmabuf), 0,
+                                                    std::min<uint64_t>(size, (capacity + 7) & ~uint64_t{7})));
   CTTE_ASSIGN_OR_RETURN(const uint64_t total, Named64("cttehRingTotalLo", "cttehRingTotalHi"));
   c->bytes_received = total;
   c->ring_wrapped = total > capacity;
@@ -43,6 +46,18 @@ Status ZynqBoard::ReadRing(uint64_t capacity, Capture* c) {
   c->bytes.resize(capacity);
   CTTE_RETURN_IF_ERROR(ring->ReadBytes(head, c->bytes.data(), capacity - head));
   return ring->ReadBytes(0, c->bytes.data() + (capacity - head), head);
+}
+
+// The console area of the plan memory (plan_block.h): T, then the first bytes, raw.
+Status ZynqBoard::ReadConsole(Capture* c) {
+  const uint64_t at = ConsoleAreaOffset(plan_->size());
+  uint64_t total = 0;
+  CTTE_RETURN_IF_ERROR(plan_->ReadBytes(at, &total, 8));
+  std::string raw(std::min<uint64_t>(total, kMaxConsoleBytes), '\0');
+  CTTE_RETURN_IF_ERROR(plan_->ReadBytes(at + 8, raw.data(), raw.size()));
+  c->console = ConsoleText(raw);
+  if (total > raw.size()) c->console += "...[" + std::to_string(total - raw.size()) + " more bytes]";
+  return Status::Ok();
 }
 
 Result<Capture> ZynqBoard::Run(const RunPlan& plan) {
@@ -77,12 +92,14 @@ Result<Capture> ZynqBoard::Run(const RunPlan& plan) {
     block.segments.push_back(SegmentInfo{s.vaddr, s.memsz, s.executable});
   }
   const std::vector<uint8_t> pb = EncodePlanBlock(block);
-  if (pb.size() + kResultBytes > plan_->size()) {
+  if (pb.size() + kResultBytes + kConsoleAreaBytes > plan_->size()) {
     return Status::InvalidArgument("plan block of " + std::to_string(pb.size()) +
                                    " bytes does not fit the plan memory (" +
                                    std::to_string(plan_->size()) + " bytes)");
   }
   CTTE_RETURN_IF_ERROR(plan_->WriteBytes(0, pb.data(), pb.size()));
+  const uint64_t no_console = 0;  // the harness counts what the core writes from here
+  CTTE_RETURN_IF_ERROR(plan_->WriteBytes(ConsoleAreaOffset(plan_->size()), &no_console, 8));
   CTTE_RETURN_IF_ERROR(SetNamed("cttehPlanBytes", static_cast<uint32_t>(pb.size())));
   const std::string sys = Path("sys/class/u-dma-buf/" + o_.udmabuf);
   CTTE_ASSIGN_OR_RETURN(const uint64_t phys, ReadAttrU64(sys + "/phys_addr"));
@@ -160,6 +177,7 @@ Result<Capture> ZynqBoard::Run(const RunPlan& plan) {
     }
     default: c.core_stop = "running"; break;
   }
+  CTTE_RETURN_IF_ERROR(ReadConsole(&c));
   CTTE_ASSIGN_OR_RETURN(c.fabric_hz, ReadClock(ClockDomain::kFabric));
   CTTE_ASSIGN_OR_RETURN(c.sink_hz, ReadClock(ClockDomain::kSink));
   c.wall_seconds = std::chrono::duration<double>(Clock::now() - wall0).count();

@@ -2,10 +2,12 @@
 #include "tools/ctte-lab/lab_usb.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "lab/net/inventory.h"
+#include "lab/usb/fixture_backend.h"
 #include "lab/usb/libusb_backend.h"
 #include "tools/ctte-lab/command.h"
 
@@ -22,6 +24,16 @@ std::string Hex4(uint16_t v) {
 }  // namespace
 
 std::unique_ptr<lab::usb::UsbBackend> OpenLibusb(const char* command) {
+  if (const char* fixture = std::getenv("CTTE_USB_FIXTURE"); fixture != nullptr && *fixture) {
+    // Tests: a described bus instead of the host's (lab/usb/fixture_backend.h).
+    Result<std::unique_ptr<lab::usb::FixtureBackend>> f = lab::usb::FixtureBackend::Load(fixture);
+    if (!f.ok()) {
+      std::fprintf(stderr, "ctte-lab lab %s: CTTE_USB_FIXTURE: %s\n", command,
+                   f.status().ToString().c_str());
+      return nullptr;
+    }
+    return std::move(*f);
+  }
   Result<std::unique_ptr<lab::usb::LibusbBackend>> b = lab::usb::LibusbBackend::Create();
   if (!b.ok()) {
     std::printf("ctte-lab lab %s: no USB devices: %s\n", command, b.status().message().c_str());
@@ -128,9 +140,12 @@ int RunPowerCycle(const LabUsbFlags& f, lab::usb::UsbBackend* backend) {
                  r.status().ToString().c_str());
     return kExitUsage;
   }
-  std::printf("board %s: hub port %s off %d ms and on; serial %s back after %d ms\n",
-              f.board.c_str(), entry->usb.hub_port.c_str(), f.off_ms, entry->usb.serial.c_str(),
-              r->waited_ms);
+  std::string hubs;
+  for (const std::string& h : r->hubs) hubs += (hubs.empty() ? "" : " and ") + h;
+  std::printf("board %s: hub port %s off %d ms (on hub %s) and on; serial %s gone after %d ms, "
+              "back after %d ms\n",
+              f.board.c_str(), entry->usb.hub_port.c_str(), f.off_ms, hubs.c_str(),
+              entry->usb.serial.c_str(), r->gone_after_ms, r->waited_ms);
   return kExitOk;
 }
 

@@ -24,7 +24,8 @@ struct LabUsbFlags {
 
 int RunLabUsb(const LabUsbFlags& f, lab::usb::UsbBackend* backend);
 int RunPowerCycle(const LabUsbFlags& f, lab::usb::UsbBackend* backend);
-/// The real backend, or nullptr with the reason printed (no USB subsystem).
+/// The real backend (or, when CTTE_USB_FIXTURE names a bus file, the fixture backend: tests),
+/// or nullptr with the reason printed (no USB subsystem).
 std::unique_ptr<lab::usb::UsbBackend> OpenLibusb(const char* command);
 
 /// The soak's before_quarantine hook: power-cycles the board's hub port through libusb

@@ -1,85 +1,14 @@
 // The fabric emulator (see fabric_emulator.h).
 #include "tests/lab/zynq/fabric_emulator.h"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include <cstdlib>
 
-#include <chrono>
-#include <filesystem>
-#include <optional>
-
-#include "base/files.h"
-#include "base/sha256.h"
 #include "lab/failure.h"
-#include "lab/image_manifest.h"
-#include "lab/sim/sim_board.h"
 #include "lab/zynq/plan_block.h"
-#include "lab/zynq/register_window.h"
-#include "lab/zynq/sysfs.h"
 #include "oracle/program_image.h"
+#include "tests/lab/zynq/fabric_emulator_impl.h"
 
 namespace ctte::lab::zynq {
-
-namespace fs = std::filesystem;
-
-struct FabricEmulator::Impl {
-  FabricEmulatorOptions o;
-  std::unique_ptr<SimBoard> board;
-  std::unique_ptr<MailboxServer> mailbox;
-  std::unique_ptr<MmapWindow> guest, plan, ring, crl;
-  std::map<uint32_t, std::string> names;  ///< the loaded design's map, by offset
-  std::map<std::string, uint32_t> harness; ///< harness register values, by name
-  std::thread loop, worker;
-  std::atomic<bool> stop{false}, running{false};
-  mutable std::mutex mu;   ///< error
-  std::mutex hmu;          ///< harness
-  std::string error;
-
-  std::string P(const std::string& rel) const { return UnderRoot(o.sysroot, rel); }
-  void Fail(const std::string& e) {
-    std::lock_guard<std::mutex> l(mu);
-    error = e;
-  }
-  Status Layout();
-  Status CreateUio();
-  void Load(const std::string& name);
-  bool Handle(uint32_t op, uint32_t offset, uint32_t* value);
-  void RunCore();
-  Status RunCoreOr();
-  void Loop();
-  void SetH(const std::string& n, uint32_t v) { harness[n] = v; }
-  void SetH64(const std::string& lo, const std::string& hi, uint64_t v) {
-    harness[lo] = static_cast<uint32_t>(v);
-    harness[hi] = static_cast<uint32_t>(v >> 32);
-  }
-  void SetResultText(const std::string& text);
-};
-
-namespace {
-
-Status WriteText(const std::string& path, const std::string& text) {
-  std::error_code ec;
-  fs::create_directories(fs::path(path).parent_path(), ec);
-  return WriteFileAtomic(path, std::vector<uint8_t>(text.begin(), text.end()));
-}
-
-Status SparseFile(const std::string& path, uint64_t size) {
-  std::error_code ec;
-  fs::create_directories(fs::path(path).parent_path(), ec);
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return ErrnoStatus(path, errno);
-  const int rc = ::ftruncate(fd, static_cast<off_t>(size));
-  ::close(fd);
-  return rc == 0 ? Status::Ok() : ErrnoStatus(path, errno);
-}
-
-std::string HexAttr(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-}  // namespace
 
 Status FabricEmulator::Impl::Layout() {
   const std::string mgr = "sys/class/fpga_manager/fpga0/";
@@ -89,6 +18,7 @@ Status FabricEmulator::Impl::Layout() {
   CTTE_RETURN_IF_ERROR(WriteText(P(mgr + "state"), "unknown\n"));
   std::error_code ec;
   fs::create_directories(P("lib/firmware"), ec);
+  fs::create_directories(P(kOverlays), ec);
   const auto rate = [&](const char* clk, uint64_t hz) -> Status {
     if (hz == 0) return Status::Ok();
     return WriteText(P(std::string("sys/kernel/debug/clk/") + clk + "/clk_rate"),
@@ -110,59 +40,31 @@ Status FabricEmulator::Impl::Layout() {
   return Status::Ok();
 }
 
-Status FabricEmulator::Impl::CreateUio() {
-  if (mailbox) return Status::Ok();
-  const std::string u = "sys/class/uio/uio0/";
-  CTTE_RETURN_IF_ERROR(WriteText(P(u + "name"), o.uio_name + "\n"));
-  const std::pair<const char*, uint64_t> maps[] = {
-      {"registers", 0x1000}, {"guest", o.guest_bytes}, {"plan", o.plan_bytes}};
-  for (int i = 0; i < 3; ++i) {
-    const std::string m = u + "maps/map" + std::to_string(i) + "/";
-    CTTE_RETURN_IF_ERROR(WriteText(P(m + "name"), std::string(maps[i].first) + "\n"));
-    CTTE_RETURN_IF_ERROR(WriteText(P(m + "size"), HexAttr(maps[i].second) + "\n"));
-  }
-  CTTE_RETURN_IF_ERROR(WriteText(P("dev/uio0"), ""));  // stands for the device node
-  CTTE_ASSIGN_OR_RETURN(mailbox, MailboxServer::Create(P("dev/uio0.map0"), 0x1000));
-  CTTE_RETURN_IF_ERROR(SparseFile(P("dev/uio0.map1"), o.guest_bytes));
-  CTTE_RETURN_IF_ERROR(SparseFile(P("dev/uio0.map2"), o.plan_bytes));
-  CTTE_ASSIGN_OR_RETURN(guest, MmapWindow::Open(P("dev/uio0.map1"), 0, o.guest_bytes));
-  CTTE_ASSIGN_OR_RETURN(plan, MmapWindow::Open(P("dev/uio0.map2"), 0, o.plan_bytes));
-  return Status::Ok();
+// The rate PL0/PL1 runs at: what the register selects, unless the emulator is told the clock
+// runs slow (half), is gated (0 Hz) or stays at the firmware's 100 MHz whatever is written.
+uint64_t FabricEmulator::Impl::ClockRate(int pl) {
+  if (o.clock == "gated") return 0;
+  if (o.clock == "firmware") return 100'000'000;
+  Result<uint32_t> v = crl->Read32(pl == 0 ? kPl0RefCtrl : kPl1RefCtrl);
+  Result<PlClockSetting> cs = v.ok() ? PlClockSetting::Decode(*v) : Result<PlClockSetting>(v.status());
+  if (!cs.ok()) return 0;
+  Result<uint64_t> hz = cs->Rate(o.rates);
+  if (!hz.ok()) return 0;
+  return o.clock == "slow" ? *hz / 2 : *hz;
 }
 
-void FabricEmulator::Impl::Load(const std::string& name) {
-  const std::string mgr = P("sys/class/fpga_manager/fpga0/");
-  const auto done = [&](const std::string& state, const std::string& err) {
-    if (!err.empty()) Fail(err);
-    (void)WriteText(mgr + "state", state + "\n");
-    (void)WriteText(mgr + "firmware", "");  // taken
-  };
-  const std::string file = P("lib/firmware/" + name);
-  Result<std::string> sha = Sha256File(file);
-  if (!sha.ok()) return done("firmware request error", sha.status().ToString());
-  std::optional<ImageManifest> manifest;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(o.image_dir, ec)) {
-    const std::string p = e.path().string();
-    if (p.size() < 14 || p.substr(p.size() - 14) != ".manifest.json") continue;
-    Result<ImageManifest> m = ImageManifest::Load(p);
-    if (m.ok() && m->sha256 == *sha) manifest = *m;
+// Counts at the rate in force since the previous read (a change shows from the next read on).
+uint64_t FabricEmulator::Impl::ClockCount(int pl) {
+  ClockCounter& c = clocks[pl];
+  const auto now = std::chrono::steady_clock::now();
+  if (c.started) {
+    c.count += static_cast<uint64_t>(std::chrono::duration<double>(now - c.t).count() *
+                                     static_cast<double>(c.rate));
   }
-  if (!manifest || manifest->registers.empty()) {
-    return done("write error", name + ": no manifest with a register map for sha256 " + *sha);
-  }
-  DeployRequest d;
-  d.name = manifest->name;
-  d.path = file;
-  Result<DeployReceipt> r = board->Deploy(d);
-  if (!r.ok()) return done("write error", r.status().ToString());
-  names.clear();
-  for (const auto& [n, off] : manifest->registers) names[off] = n;
-  harness.clear();
-  if (o.create_uio) {
-    if (Status s = CreateUio(); !s.ok()) return done("write error", s.ToString());
-  }
-  done(o.load_state, "");
+  c.started = true;
+  c.t = now;
+  c.rate = ClockRate(pl);
+  return c.count;
 }
 
 bool FabricEmulator::Impl::Handle(uint32_t op, uint32_t offset, uint32_t* value) {
@@ -171,6 +73,16 @@ bool FabricEmulator::Impl::Handle(uint32_t op, uint32_t offset, uint32_t* value)
   const std::string& n = it->second;
   if (n.rfind("ctteh", 0) == 0) {
     std::lock_guard<std::mutex> l(hmu);
+    if (op == kMailboxOpRead && n.rfind("cttehFabricClock", 0) == 0) {
+      const uint64_t c = ClockCount(0);
+      *value = static_cast<uint32_t>(n.back() == 'i' ? c >> 32 : c);
+      return true;
+    }
+    if (op == kMailboxOpRead && n.rfind("cttehSinkClock", 0) == 0) {
+      const uint64_t c = ClockCount(1);
+      *value = static_cast<uint32_t>(n.back() == 'i' ? c >> 32 : c);
+      return true;
+    }
     if (op == kMailboxOpRead) {
       *value = harness.count(n) ? harness[n] : 0;
       return true;
@@ -202,10 +114,35 @@ bool FabricEmulator::Impl::Handle(uint32_t op, uint32_t offset, uint32_t* value)
 }
 
 void FabricEmulator::Impl::SetResultText(const std::string& text) {
+  if (!plan) return;
   const uint64_t at = plan->size() - kResultBytes;
   const uint64_t len = std::min<uint64_t>(text.size(), kResultBytes - 8);
   (void)plan->WriteBytes(at, &len, 8);
   (void)plan->WriteBytes(at + 8, text.data(), len);
+}
+
+// The harness's console area gets the raw bytes the core wrote. SimBoard gives them escaped
+// (Capture::console): undone here, "\xNN" to the byte and the "...[N more bytes]" tail to
+// the count.
+Status FabricEmulator::Impl::WriteConsole(const std::string& text) {
+  std::string raw;
+  uint64_t total = 0;
+  for (size_t i = 0; i < text.size();) {
+    if (raw.size() == kMaxConsoleBytes && text.compare(i, 4, "...[") == 0) {
+      total = kMaxConsoleBytes + std::strtoull(text.c_str() + i + 4, nullptr, 10);
+      break;
+    }
+    if (text[i] == '\\' && i + 3 < text.size() && text[i + 1] == 'x') {
+      raw.push_back(static_cast<char>(std::strtoul(text.substr(i + 2, 2).c_str(), nullptr, 16)));
+      i += 4;
+    } else {
+      raw.push_back(text[i++]);
+    }
+  }
+  if (total == 0) total = raw.size();
+  const uint64_t at = ConsoleAreaOffset(plan->size());
+  CTTE_RETURN_IF_ERROR(plan->WriteBytes(at, &total, 8));
+  return plan->WriteBytes(at + 8, raw.data(), raw.size());
 }
 
 void FabricEmulator::Impl::RunCore() {
@@ -229,7 +166,8 @@ Status FabricEmulator::Impl::RunCoreOr() {
     ring_size = harness["cttehRingSize"];
     ring_base = static_cast<uint64_t>(harness["cttehRingBaseHi"]) << 32 | harness["cttehRingBaseLo"];
   }
-  if (plan_bytes == 0 || plan_bytes > plan->size() - kResultBytes) {
+  if (!guest || !plan) return Status::Unavailable("the overlay declared no guest or plan memory");
+  if (plan_bytes == 0 || plan_bytes > ConsoleAreaOffset(plan->size())) {
     return Status::InvalidArgument("cttehPlanBytes " + std::to_string(plan_bytes) +
                                    ": no plan block in plan memory");
   }
@@ -276,6 +214,7 @@ Status FabricEmulator::Impl::RunCoreOr() {
     CTTE_RETURN_IF_ERROR(ring->WriteBytes(pos, c.bytes.data() + i, n));
     i += n;
   }
+  CTTE_RETURN_IF_ERROR(WriteConsole(c.console));
   uint32_t stop_code = 4;
   if (c.core_stop == "exited") stop_code = 1;
   else if (c.core_stop == "max_instructions") stop_code = 2;
@@ -299,14 +238,13 @@ Status FabricEmulator::Impl::RunCoreOr() {
 }
 
 void FabricEmulator::Impl::Loop() {
-  const std::string fw = P("sys/class/fpga_manager/fpga0/firmware");
   int idle = 0;
+  auto next_watch = std::chrono::steady_clock::now();
   while (!stop) {
     bool busy = false;
-    Result<std::string> name = ReadAttr(fw);
-    if (name.ok() && !name->empty() && !running) {
-      Load(*name);
-      busy = true;
+    if (!running && std::chrono::steady_clock::now() >= next_watch) {
+      WatchOverlays();
+      next_watch = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
     }
     uint32_t op = 0, offset = 0;
     if (mailbox && mailbox->Peek(&op, &offset)) {

@@ -1,22 +1,26 @@
 // The fabric emulator (a test fixture): plays the programmable logic and the Linux drivers
 // behind a ZynqBoard's root prefix, so ZynqBoard runs end to end on a machine without an FPGA.
 //
-// Create() lays out the tree a freshly booted board shows (docs/zynq-board.md, "The fixture
-// tree"): the FPGA manager (state "unknown", nothing loaded), the clk debugfs rates, a sparse
-// /dev/mem holding CRL_APB with the firmware-left PL0/PL1_REF_CTRL (100 MHz), and the u-dma-buf
-// ring. Start() runs a thread that
-//  - watches fpga_manager/fpga0/firmware: on a name, loads lib/firmware/<name> (the encoder
-//    image .so) into a SimBoard, finds its register map in the image manifests of `image_dir`
-//    by SHA-256, sets state ("operating", or what `load_state` injects), creates the UIO
-//    device the design's overlay would (sys/class/uio/uio0, maps 0..2, dev/uio0.map0 the
-//    register mailbox, .map1 guest memory, .map2 plan memory), then empties `firmware`;
+// Create() lays out the tree a freshly booted board shows (docs/zynq-board.md, "The fabric
+// emulator"): the FPGA manager (state "unknown", nothing loaded), an empty configfs overlays
+// folder, the clk debugfs rates, a sparse /dev/mem holding CRL_APB with the firmware-left
+// PL0/PL1_REF_CTRL (100 MHz), and the u-dma-buf ring. Start() runs a thread that
+//  - plays configfs and the kernel's overlay code: a new overlay folder gets its attributes; a
+//    .dtbo named in its `path` is parsed (tests/lab/zynq/fdt.h) and applied only when it sets an
+//    fpga-region firmware-name: that bitstream (lib/firmware/<name>, an encoder image .so) is
+//    loaded into a SimBoard, its register map found in the image manifests of `image_dir` by
+//    SHA-256, the FPGA manager's state set (`load_state`), and a UIO device created for each
+//    generic-uio node (sys/class/uio/uioN, map0 from `reg`, dev/uioN: the register mailbox for
+//    the register node, plain shared files for the memories); a removed folder takes its
+//    devices with it. Writing fpga_manager/fpga0/firmware does nothing, as on Linux;
 //  - answers the register mailbox by the manifest's map: encoder registers go to the model,
-//    harness registers (lab/zynq/harness_regmap.json) are the harness; an undeclared offset is
-//    a bus error;
+//    harness registers (lab/zynq/harness_regmap.json) are the harness, the clock counters count
+//    at the rate the `clock` option says; an undeclared offset is a bus error;
 //  - on cttehCoreControl.RUN: reads the plan block and the program from plan and guest memory,
 //    the clocks from PL0/PL1_REF_CTRL, runs SimBoard::RunProgram on a worker thread, and writes
-//    the capture into the ring at stream offset mod ring size, the counters into the harness
-//    registers, and DONE into cttehCoreStatus.
+//    the capture into the ring at stream offset mod ring size, the console into the plan
+//    memory's console area, the counters into the harness registers, and DONE into
+//    cttehCoreStatus.
 #pragma once
 
 #include <atomic>
@@ -42,7 +46,13 @@ struct FabricEmulatorOptions {
   uint64_t guest_bytes = 64ull << 20;
   uint64_t plan_bytes = 1ull << 20;
   std::string load_state = "operating";  ///< what the FPGA manager reports after a load
-  bool create_uio = true;              ///< false: the overlay declares no UIO device
+  bool create_uio = true;              ///< false: no UIO driver binds the overlay's nodes
+  /// true: the register file is the mailbox (side effects, as the design has). false: a plain
+  /// shared file holding the identity registers (the real MmapWindow path; nothing runs).
+  bool register_mailbox = true;
+  /// The PL clocks as the harness's counters see them: "register" (what PL0/PL1_REF_CTRL
+  /// select), "slow" (half of that), "gated" (0 Hz), "firmware" (100 MHz whatever is written).
+  std::string clock = "register";
 };
 
 class FabricEmulator {

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   app.add_option("--sysroot", o.sysroot, "the fixture tree (created)")->required();
   app.add_option("--image-dir", o.image_dir, "image manifests (build/images)")->required();
   app.add_option("--load-state", o.load_state, "FPGA manager state after a load (default operating)");
+  app.add_option("--clock", o.clock, "PL clocks: register (default), slow, gated, firmware")
+      ->check(CLI::IsMember({"register", "slow", "gated", "firmware"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
