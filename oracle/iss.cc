@@ -1,8 +1,9 @@
 // The reference core model: RV64IMAC or RV32IMAC (by the program's ELF class) + Zicsr, M-mode
 // only.
 //
-// How: a flat RAM array (calloc, so untouched pages cost nothing) at ProgramImage::kRamBase and a
-// decode-on-the-fly interpreter. A compressed instruction is expanded through a 64 Ki-entry table
+// How: RAM as oracle/platform.h places it (the default window and the pages of every segment,
+// each region one calloc'd array, so untouched pages cost nothing; loads/stores and fetches each
+// keep the last region they hit) and a decode-on-the-fly interpreter. A compressed instruction is expanded through a 64 Ki-entry table
 // (every 16-bit value, built once per process; so self-modifying code needs no invalidation) and
 // executed by the same 32-bit switch (oracle/iss_execute.cc). Each Step() yields one beat: a
 // retired instruction, or a non-retiring trap beat (exception: pc = the faulting instruction;
@@ -46,16 +47,25 @@ const uint32_t* ExpansionTable(Xlen xlen) {
 }  // namespace
 
 Iss::Impl::Impl(const ProgramImage& image, IssOptions opts) : opts_(std::move(opts)) {
-  ram_.reset(static_cast<uint8_t*>(std::calloc(kRamSize, 1)));
-  CTTE_CHECK(ram_ != nullptr, "cannot allocate ISS RAM");
   rv32_ = image.xlen() == Xlen::k32;
   expand_ = ExpansionTable(image.xlen());
-  for (const Segment& s : image.segments()) {
-    // ProgramImage::Load guarantees RAM containment; FromSegments callers must too.
-    CTTE_CHECK(s.vaddr >= kRamBase && s.vaddr - kRamBase + s.memsz <= kRamSize,
-               "segment outside ISS RAM");
-    std::memcpy(ram_.get() + (s.vaddr - kRamBase), s.bytes.data(), s.bytes.size());
+  // ProgramImage::Load refuses what the platform cannot map; FromSegments callers must too.
+  Result<std::vector<platform::RamRegion>> ram = platform::RamRegions(image);
+  CTTE_CHECK(ram.ok(), ("ISS: a program image the platform cannot map: " +
+                        ram.status().message()).c_str());
+  for (const platform::RamRegion& r : *ram) {
+    ram_.emplace_back(static_cast<uint8_t*>(std::calloc(r.size, 1)));
+    CTTE_CHECK(ram_.back() != nullptr, "cannot allocate ISS RAM");
+    regions_.push_back(MemRegion{r.base, r.size, ram_.back().get()});
   }
+  machine_ = platform::MachineOf(image);
+  for (const Segment& s : image.segments()) {
+    uint8_t* host = HostPtr(s.vaddr, s.bytes.size());
+    CTTE_CHECK(host != nullptr || s.bytes.empty(), "segment outside ISS RAM");
+    if (!s.bytes.empty()) std::memcpy(host, s.bytes.data(), s.bytes.size());
+  }
+  const MemRegion* at_entry = FindRegion(image.entry(), 2);
+  data_hit_ = fetch_hit_ = at_entry != nullptr ? *at_entry : regions_[0];
   pc_ = image.entry();
   console_.reserve(4096);
   HtifInit(image);
@@ -86,8 +96,16 @@ void Iss::Impl::EnterTrap(uint64_t cause, uint64_t tval, uint64_t epc) {
   res_valid_ = false;
 }
 
+const MemRegion* Iss::Impl::FindRegion(uint64_t addr, uint64_t n) const {
+  for (const MemRegion& r : regions_) {
+    if (addr - r.base < r.size && n <= r.size - (addr - r.base)) return &r;
+  }
+  return nullptr;
+}
+
 bool Iss::Impl::MmioLoad(uint64_t addr, uint64_t* value) {
-  if (addr - kUart < kUartSize) {
+  const bool virt = machine_ == platform::Machine::kVirt;
+  if (virt && addr - kUart < kUartSize) {
     *value = (addr - kUart) == 5 ? 0x60 : 0;  // LSR: transmitter empty
     return true;
   }
@@ -95,7 +113,7 @@ bool Iss::Impl::MmioLoad(uint64_t addr, uint64_t* value) {
     *value = (addr - kClint) == 0 ? ((csr_.mip & kMipMsip) != 0 ? 1 : 0) : 0;
     return true;
   }
-  if (addr - kTestDevice < kTestDeviceSize) {
+  if (virt && addr - kTestDevice < kTestDeviceSize) {
     *value = 0;
     return true;
   }
@@ -103,7 +121,8 @@ bool Iss::Impl::MmioLoad(uint64_t addr, uint64_t* value) {
 }
 
 bool Iss::Impl::MmioStore(uint64_t addr, uint64_t value) {
-  if (addr - kUart < kUartSize) {
+  const bool virt = machine_ == platform::Machine::kVirt;
+  if (virt && addr - kUart < kUartSize) {
     if (addr == kUart) console_.push_back(static_cast<char>(value & 0xff));
     return true;
   }
@@ -117,7 +136,7 @@ bool Iss::Impl::MmioStore(uint64_t addr, uint64_t value) {
     }
     return true;
   }
-  if (addr - kTestDevice < kTestDeviceSize) {
+  if (virt && addr - kTestDevice < kTestDeviceSize) {
     if (addr != kTestDevice) return true;
     const uint32_t v = static_cast<uint32_t>(value);
     if ((v & 0xffff) == 0x5555) {

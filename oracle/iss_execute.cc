@@ -222,18 +222,23 @@ __attribute__((always_inline)) inline bool Iss::Impl::Execute(uint32_t w, uint64
 // inline into it.
 __attribute__((always_inline)) inline bool Iss::Impl::Fetch(uint64_t pc, uint32_t* raw,
                                                             uint32_t* w, uint8_t* size) {
-  const uint64_t off = pc - kRamBase;
-  if (off > kRamSize - 2) return false;
+  uint64_t off = pc - fetch_hit_.base;
+  if (off > fetch_hit_.size - 4) {  // near the end or in another region: the slow path
+    const MemRegion* r = FindRegion(pc, 2);
+    if (r == nullptr) return false;
+    fetch_hit_ = *r;
+    off = pc - r->base;
+  }
   uint16_t lo;
-  std::memcpy(&lo, ram_.get() + off, 2);
+  std::memcpy(&lo, fetch_hit_.host + off, 2);
   if ((lo & 3) != 3) {
     *raw = lo;
     *size = 2;
     *w = expand_[lo];
     return true;
   }
-  if (off > kRamSize - 4) return false;
-  std::memcpy(raw, ram_.get() + off, 4);
+  if (off > fetch_hit_.size - 4) return false;
+  std::memcpy(raw, fetch_hit_.host + off, 4);
   *size = 4;
   *w = *raw;
   return true;

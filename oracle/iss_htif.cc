@@ -26,34 +26,36 @@ namespace {
 
 constexpr uint64_t kSysWrite = 64;
 
-bool InRam(uint64_t addr, uint64_t n) {
-  return addr >= kRamBase && n <= kRamSize && addr - kRamBase <= kRamSize - n;
-}
-
 }  // namespace
 
 void Iss::Impl::HtifInit(const ProgramImage& image) {
   bool have_to = false, have_from = false;
   for (const Symbol& s : image.symbols()) {
-    if (s.name == "tohost" && InRam(s.addr, 8)) {
+    uint8_t* const host = s.name == "tohost" || s.name == "fromhost" ? HostPtr(s.addr, 8) : nullptr;
+    if (host == nullptr) continue;
+    if (s.name == "tohost") {
       tohost_ = s.addr;
+      tohost_host_ = host;
       have_to = true;
-    } else if (s.name == "fromhost" && InRam(s.addr, 8)) {
+    } else {
       fromhost_ = s.addr;
+      fromhost_host_ = host;
       have_from = true;
     }
   }
   if (!have_to) return;
-  if (!have_from) fromhost_ = 0;  // answers are then not written
+  if (!have_from) {  // answers are then not written
+    fromhost_ = 0;
+    fromhost_host_ = nullptr;
+  }
   htif_hi_ = tohost_ + 5;         // a store ending past tohost + 4 ...
   htif_span_ = 11;                // ... and starting before tohost + 8 (checked exactly below)
 }
 
 void Iss::Impl::HtifStore(uint64_t addr, size_t size) {
   if (!(addr < tohost_ + 8 && addr + size > tohost_ + 4)) return;  // not tohost's upper word
-  uint8_t* ram = ram_.get();
   uint64_t req = 0;
-  std::memcpy(&req, ram + (tohost_ - kRamBase), 8);
+  std::memcpy(&req, tohost_host_, 8);
   if (req == 0) return;
   const uint64_t device = req >> 56, cmd = (req >> 48) & 0xff, payload = req & 0xffffffffffffULL;
   uint64_t answer = 0;
@@ -63,7 +65,8 @@ void Iss::Impl::HtifStore(uint64_t addr, size_t size) {
     exit_code_ = static_cast<int>(payload >> 1);
   } else if (device == 0 && cmd == 0) {
     uint64_t mm[4] = {};
-    if (!InRam(payload, sizeof mm)) {
+    uint8_t* const magic = HostPtr(payload, sizeof mm);
+    if (magic == nullptr) {
       std::snprintf(buf, sizeof buf,
                     "HTIF: syscall proxy magic_mem at 0x%" PRIx64 " outside RAM (tohost 0x%" PRIx64
                     ")",
@@ -72,8 +75,9 @@ void Iss::Impl::HtifStore(uint64_t addr, size_t size) {
       stop_ = StopReason::kFatal;
       return;
     }
-    std::memcpy(mm, ram + (payload - kRamBase), sizeof mm);
-    if (mm[0] != kSysWrite || (mm[1] != 1 && mm[1] != 2) || !InRam(mm[2], mm[3])) {
+    std::memcpy(mm, magic, sizeof mm);
+    const uint8_t* const text = HostPtr(mm[2], mm[3]);
+    if (mm[0] != kSysWrite || (mm[1] != 1 && mm[1] != 2) || text == nullptr) {
       std::snprintf(buf, sizeof buf,
                     "HTIF: unsupported syscall proxy request: syscall %" PRIu64 "(%" PRIu64
                     ", 0x%" PRIx64 ", %" PRIu64 ") (only write(1 or 2, buf in RAM, n) is served)",
@@ -82,8 +86,8 @@ void Iss::Impl::HtifStore(uint64_t addr, size_t size) {
       stop_ = StopReason::kFatal;
       return;
     }
-    console_.append(reinterpret_cast<const char*>(ram + (mm[2] - kRamBase)), mm[3]);
-    std::memcpy(ram + (payload - kRamBase), &mm[3], 8);  // the syscall's return value
+    console_.append(reinterpret_cast<const char*>(text), mm[3]);
+    std::memcpy(magic, &mm[3], 8);  // the syscall's return value
     answer = 1;
   } else if (device == 1 && cmd == 1) {
     console_.push_back(static_cast<char>(payload & 0xff));
@@ -97,8 +101,8 @@ void Iss::Impl::HtifStore(uint64_t addr, size_t size) {
     stop_ = StopReason::kFatal;
     return;
   }
-  std::memset(ram + (tohost_ - kRamBase), 0, 8);
-  if (fromhost_ != 0 && answer != 0) std::memcpy(ram + (fromhost_ - kRamBase), &answer, 8);
+  std::memset(tohost_host_, 0, 8);
+  if (fromhost_host_ != nullptr && answer != 0) std::memcpy(fromhost_host_, &answer, 8);
 }
 
 }  // namespace ctte::oracle

@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "oracle/iss.h"
+#include "oracle/platform.h"
 
 namespace ctte::oracle::iss_internal {
 
-constexpr uint64_t kRamBase = ProgramImage::kRamBase;
-constexpr uint64_t kRamSize = ProgramImage::kRamSize;
-constexpr uint64_t kTestDevice = 0x100000, kTestDeviceSize = 0x1000;
-constexpr uint64_t kUart = 0x10000000, kUartSize = 0x100;
-constexpr uint64_t kClint = 0x02000000, kClintSize = 0x10000;
+constexpr uint64_t kTestDevice = platform::kSifiveTest.base;
+constexpr uint64_t kTestDeviceSize = platform::kSifiveTest.size;
+constexpr uint64_t kUart = platform::kUart.base, kUartSize = platform::kUart.size;
+constexpr uint64_t kClint = platform::kClint.base, kClintSize = platform::kClint.size;
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 
 constexpr uint64_t kMstatusMie = 1ULL << 3;
@@ -40,6 +40,14 @@ struct CsrFile {
 
 struct FreeDeleter {
   void operator()(uint8_t* p) const { std::free(p); }
+};
+
+/// One RAM region (platform::RamRegions) and its host memory. The memory path keeps the last
+/// region a load/store and a fetch hit (the common case: one check, as a flat array has).
+struct MemRegion {
+  uint64_t base = 0;
+  uint64_t size = 0;  ///< at least a page (the caches always hold a real region)
+  uint8_t* host = nullptr;
 };
 
 }  // namespace ctte::oracle::iss_internal
@@ -69,6 +77,18 @@ struct Iss::Impl {
   bool Load(uint64_t addr, T* value);
   template <typename T>
   bool Store(uint64_t addr, T value);
+  /// The slow paths of Load/Store: another RAM region (then the cache follows it) or MMIO.
+  template <typename T>
+  bool LoadSlow(uint64_t addr, T* value);
+  template <typename T>
+  bool StoreSlow(uint64_t addr, T value);
+  /// The region holding all of [addr, addr + n), or nullptr.
+  const iss_internal::MemRegion* FindRegion(uint64_t addr, uint64_t n) const;
+  /// Host memory of [addr, addr + n) when it lies in one RAM region, else nullptr.
+  uint8_t* HostPtr(uint64_t addr, uint64_t n) const {
+    const iss_internal::MemRegion* r = FindRegion(addr, n);
+    return r == nullptr ? nullptr : r->host + (addr - r->base);
+  }
   bool MmioLoad(uint64_t addr, uint64_t* value);
   bool MmioStore(uint64_t addr, uint64_t value);
   /// Finds tohost/fromhost among the image's symbols (oracle/iss_htif.cc).
@@ -83,7 +103,10 @@ struct Iss::Impl {
   uint64_t x_[32] = {};  ///< RV32: 32-bit values, zero-extended
   uint64_t pc_ = 0;
   bool rv32_ = false;    ///< XLEN 32: the program image's ELF class (ProgramImage::xlen())
-  std::unique_ptr<uint8_t, iss_internal::FreeDeleter> ram_;
+  std::vector<std::unique_ptr<uint8_t, iss_internal::FreeDeleter>> ram_;  ///< calloc'd
+  std::vector<iss_internal::MemRegion> regions_;  ///< sorted by base, disjoint
+  iss_internal::MemRegion data_hit_, fetch_hit_;  ///< the last region a load/store, a fetch hit
+  platform::Machine machine_ = platform::Machine::kVirt;
   iss_internal::CsrFile csr_;
   bool res_valid_ = false;
   uint64_t res_addr_ = 0;
@@ -111,13 +134,25 @@ struct Iss::Impl {
   // HTIF (oracle/iss_htif.cc): tohost and fromhost by ELF symbol. The inline filter passes
   // stores whose end lies in [htif_hi_, htif_hi_ + htif_span_); htif_span_ 0 = no HTIF.
   uint64_t tohost_ = 0, fromhost_ = 0, htif_hi_ = 0, htif_span_ = 0;
+  uint8_t* tohost_host_ = nullptr;    ///< tohost's host memory (set with htif_span_)
+  uint8_t* fromhost_host_ = nullptr;  ///< fromhost's, or nullptr: answers are not written
 };
 
 template <typename T>
 inline bool Iss::Impl::Load(uint64_t addr, T* value) {
-  const uint64_t off = addr - iss_internal::kRamBase;
-  if (off <= iss_internal::kRamSize - sizeof(T)) {
-    std::memcpy(value, ram_.get() + off, sizeof(T));
+  const uint64_t off = addr - data_hit_.base;
+  if (off <= data_hit_.size - sizeof(T)) {
+    std::memcpy(value, data_hit_.host + off, sizeof(T));
+    return true;
+  }
+  return LoadSlow(addr, value);
+}
+
+template <typename T>
+bool Iss::Impl::LoadSlow(uint64_t addr, T* value) {
+  if (const iss_internal::MemRegion* r = FindRegion(addr, sizeof(T))) {
+    data_hit_ = *r;
+    std::memcpy(value, r->host + (addr - r->base), sizeof(T));
     return true;
   }
   uint64_t v = 0;
@@ -132,12 +167,21 @@ inline bool Iss::Impl::Load(uint64_t addr, T* value) {
 
 template <typename T>
 inline bool Iss::Impl::Store(uint64_t addr, T value) {
-  const uint64_t off = addr - iss_internal::kRamBase;
-  if (off <= iss_internal::kRamSize - sizeof(T)) {
-    std::memcpy(ram_.get() + off, &value, sizeof(T));
+  const uint64_t off = addr - data_hit_.base;
+  if (off <= data_hit_.size - sizeof(T)) {
+    std::memcpy(data_hit_.host + off, &value, sizeof(T));
     // HTIF: a store reaching tohost's upper word posts the request (as QEMU's spike does).
     if (addr + sizeof(T) - htif_hi_ < htif_span_) HtifStore(addr, sizeof(T));
     return true;
+  }
+  return StoreSlow(addr, value);
+}
+
+template <typename T>
+bool Iss::Impl::StoreSlow(uint64_t addr, T value) {
+  if (const iss_internal::MemRegion* r = FindRegion(addr, sizeof(T))) {
+    data_hit_ = *r;
+    return Store(addr, value);
   }
   if (!MmioStore(addr, static_cast<uint64_t>(value))) {
     exc_cause_ = 7;  // store/AMO access fault

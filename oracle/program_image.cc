@@ -71,6 +71,7 @@ Result<ProgramImage> ProgramImage::Load(const std::string& path) {
   if (elf_getphdrnum(elf, &phnum) != 0) {
     return Status::InvalidArgument(path + ": cannot read program headers: " + elf_errmsg(-1));
   }
+  std::vector<std::string> headers;  // each segment's "FILE: program header I (...)"
   for (size_t i = 0; i < phnum; ++i) {
     GElf_Phdr ph;
     if (gelf_getphdr(elf, static_cast<int>(i), &ph) == nullptr) {
@@ -79,11 +80,6 @@ Result<ProgramImage> ProgramImage::Load(const std::string& path) {
     if (ph.p_type != PT_LOAD || ph.p_memsz == 0) continue;
     const std::string where = path + ": program header " + std::to_string(i) + " (vaddr " +
                               HexShort(ph.p_vaddr) + ", memsz " + HexShort(ph.p_memsz) + ")";
-    if (ph.p_vaddr < kRamBase || ph.p_memsz > kRamSize ||
-        ph.p_vaddr - kRamBase > kRamSize - ph.p_memsz) {
-      return Status::InvalidArgument(where + ": segment outside RAM [" + HexShort(kRamBase) + ", " +
-                                     HexShort(kRamBase + kRamSize) + ")");
-    }
     if (ph.p_filesz > ph.p_memsz || ph.p_offset > bytes.size() ||
         ph.p_filesz > bytes.size() - ph.p_offset) {
       return Status::InvalidArgument(where + ": file bytes at offset " + HexShort(ph.p_offset) +
@@ -96,6 +92,7 @@ Result<ProgramImage> ProgramImage::Load(const std::string& path) {
     seg.bytes.assign(ph.p_memsz, 0);
     std::memcpy(seg.bytes.data(), bytes.data() + ph.p_offset, ph.p_filesz);
     image.segments_.push_back(std::move(seg));
+    headers.push_back(where);
   }
   if (image.segments_.empty()) {
     return Status::InvalidArgument(path + ": no loadable segment");
@@ -122,7 +119,17 @@ Result<ProgramImage> ProgramImage::Load(const std::string& path) {
       image.symbols_.push_back(Symbol{name, sym.st_value, sym.st_size, type == STT_FUNC});
     }
   }
+  // Where the platform maps each segment (oracle/platform.h): anywhere but a device window of
+  // the program's machine (which HTIF's tohost symbol selects), within the RAM limit.
+  const platform::Machine machine = platform::MachineOf(image);
+  for (size_t i = 0; i < image.segments_.size(); ++i) {
+    const Segment& s = image.segments_[i];
+    const std::string why = platform::SegmentRefusal(machine, image.xlen_, s.vaddr, s.memsz);
+    if (!why.empty()) return Status::InvalidArgument(headers[i] + ": " + why);
+  }
   image.Finish();
+  Result<std::vector<platform::RamRegion>> ram = platform::RamRegions(image);
+  if (!ram.ok()) return Status::InvalidArgument(path + ": " + ram.status().message());
   return image;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "oracle/platform.h"
 #include "oracle/xlen.h"
 
 namespace ctte::oracle {
@@ -28,13 +29,15 @@ struct Symbol {
 
 class ProgramImage {
  public:
-  /// RAM window the simulated machine has; segments must lie inside it.
-  static constexpr uint64_t kRamBase = 0x80000000ULL;
-  static constexpr uint64_t kRamSize = 64ULL << 20;
+  /// The default RAM window every program has (oracle/platform.h); segments may also lie
+  /// elsewhere, as platform::RamRegions places them.
+  static constexpr uint64_t kRamBase = platform::kDefaultRamBase;
+  static constexpr uint64_t kRamSize = platform::kDefaultRamSize;
 
   /// Loads an RV32 (ELFCLASS32) or RV64 (ELFCLASS64) RISC-V ELF; xlen() is its class. Errors
   /// name the file and the reason: missing file, not an ELF, wrong machine or class, a segment
-  /// outside RAM.
+  /// the platform cannot map (platform::SegmentRefusal: the program header, its range and the
+  /// device window it hits), more RAM than platform::kRamLimit.
   static Result<ProgramImage> Load(const std::string& path);
   /// As Load, and refuses an ELF whose class is not `want` (the error names both widths).
   static Result<ProgramImage> Load(const std::string& path, Xlen want);
@@ -55,8 +58,8 @@ class ProgramImage {
   std::string Symbolize(uint64_t addr) const;
 
   /// An image built in memory (generated programs, tests); path() is "<memory>". Segments are
-  /// taken as given: unlike Load, nothing checks that they lie inside RAM, so the caller must
-  /// (the ISS CHECKs it).
+  /// taken as given: unlike Load, nothing checks that the platform can map them, so the caller
+  /// must (the ISS CHECKs platform::RamRegions).
   static ProgramImage FromSegments(uint64_t entry, std::vector<Segment> segments,
                                    std::vector<Symbol> symbols = {}, Xlen xlen = Xlen::k64);
 

@@ -24,11 +24,14 @@
 
 #include "base/status.h"
 #include "lab/board.h"
+#include "oracle/platform.h"
 
 namespace ctte::lab::zynq {
 
 inline constexpr uint64_t kPlanMagic = 0x314E4C5045545443ull;  // "CTTEPLN1"
-inline constexpr uint64_t kGuestBase = 0x80000000ull;  ///< the core's RAM base (oracle RAM)
+/// The core's RAM base: the platform's default RAM window (oracle/platform.h). Segments linked
+/// elsewhere (which the simulated board maps) are not in the guest window: the deploy refuses them.
+inline constexpr uint64_t kGuestBase = oracle::platform::kDefaultRamBase;
 inline constexpr uint64_t kResultBytes = 4096;
 inline constexpr uint64_t kConsoleAreaBytes = 8192;  ///< >= 8 + kMaxConsoleBytes
 static_assert(kConsoleAreaBytes >= 8 + kMaxConsoleBytes);

@@ -103,19 +103,37 @@ TEST_F(PatchedElfTest, WrongMachineIsRejected) {
   std::filesystem::remove(path);
 }
 
-TEST_F(PatchedElfTest, SegmentOutsideRamIsRejected) {
+TEST_F(PatchedElfTest, ASegmentOnADeviceWindowIsRefusedNamingIt) {
   // e_phoff (offset 32) -> first program header; p_vaddr is at +16 in an Elf64_Phdr. The first
-  // header of our link is the LOAD segment at 0x80000000.
+  // header of our link is the LOAD segment at 0x80000000; moved onto the CLINT it is refused
+  // with the header, the segment's range and the window (oracle/platform.h).
   Result<std::vector<uint8_t>> file = ReadFileBytes(kLoop);
   ASSERT_TRUE(file.ok());
   uint64_t phoff = 0;
   std::memcpy(&phoff, file->data() + 32, 8);
-  const uint64_t bad = 0x1000;
+  const uint64_t bad = 0x02000000;
   const std::string path = Patch(phoff + 16, &bad, 8);
   Result<ProgramImage> image = ProgramImage::Load(path);
   ASSERT_FALSE(image.ok());
-  EXPECT_NE(image.status().message().find("segment outside RAM"), std::string::npos)
+  EXPECT_NE(image.status().message().find(": program header 0 (vaddr 0x2000000, memsz "),
+            std::string::npos)
       << image.status().message();
+  EXPECT_NE(image.status().message().find(") overlaps the CLINT window [0x2000000, 0x2010000)"),
+            std::string::npos)
+      << image.status().message();
+  std::filesystem::remove(path);
+}
+
+TEST_F(PatchedElfTest, ASegmentLinkedOutsideTheDefaultWindowLoadsWhereItIsLinked) {
+  Result<std::vector<uint8_t>> file = ReadFileBytes(kLoop);
+  ASSERT_TRUE(file.ok());
+  uint64_t phoff = 0;
+  std::memcpy(&phoff, file->data() + 32, 8);
+  const uint64_t low = 0x1000;
+  const std::string path = Patch(phoff + 16, &low, 8);
+  Result<ProgramImage> image = ProgramImage::Load(path);
+  ASSERT_TRUE(image.ok()) << image.status().message();
+  EXPECT_EQ(image->segments()[0].vaddr, 0x1000u);
   std::filesystem::remove(path);
 }
 
