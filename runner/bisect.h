@@ -108,6 +108,10 @@ struct Leg {
   std::string Label() const;
 };
 
+/// A repeat reproduces the bisected run when it is red on one of `targets` (the run's failing
+/// verdicts; any red when `targets` is empty). Bisection and triage legs count only these.
+bool Reproduces(const LegRun& r, const std::vector<std::string>& targets);
+
 /// The paired counts of `leg` against `original` (repeats matched by index), with p and effect;
 /// p_holm, level and detectable are left for the caller.
 LegTest PairedTest(const Leg& leg, const Leg& original, double alpha);

@@ -6,6 +6,15 @@
 #include "runner/bisect.h"
 
 namespace ctte::runner {
+
+bool Reproduces(const LegRun& r, const std::vector<std::string>& targets) {
+  if (r.status != RunStatus::kRed) return false;
+  if (targets.empty()) return true;
+  return std::any_of(r.red_verdicts.begin(), r.red_verdicts.end(), [&](const std::string& v) {
+    return std::find(targets.begin(), targets.end(), v) != targets.end();
+  });
+}
+
 namespace {
 
 struct Ctx {
@@ -15,14 +24,6 @@ struct Ctx {
   const BatchExecutor& exec;
   std::vector<uint32_t> looks;  // repeats at each look
 };
-
-bool Reproduces(const LegRun& r, const std::vector<std::string>& targets) {
-  if (r.status != RunStatus::kRed) return false;
-  if (targets.empty()) return true;
-  return std::any_of(r.red_verdicts.begin(), r.red_verdicts.end(), [&](const std::string& v) {
-    return std::find(targets.begin(), targets.end(), v) != targets.end();
-  });
-}
 
 std::vector<uint32_t> Looks(const BisectOptions& o) {
   std::vector<uint32_t> looks;

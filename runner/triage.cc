@@ -265,6 +265,13 @@ Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
   }
   TriageRunResult out;
   out.run_id = run_id;
+  // As in a bisection, a repeat reproduces only when red on one of this run's failing verdicts.
+  CTTE_ASSIGN_OR_RETURN(const std::vector<db::VerdictRecord> verdicts,
+                        l.db->VerdictsOfRun(run_id));
+  std::vector<std::string> targets;
+  for (const db::VerdictRecord& v : verdicts) {
+    if (v.outcome == db::Outcome::kFail) targets.push_back(v.verdict);
+  }
   std::vector<RunConfig> configs;
   RunConfig exact = l.config;
   exact.twin_of.reset();
@@ -291,6 +298,7 @@ Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
     for (size_t i = 0; i < results[b].size(); ++i) {
       results[b][i].repeat = static_cast<uint32_t>(i);  // 0: the replay, k: repeat k - 1
       results[b][i].seed = configs[i].seed;
+      results[b][i].reproduces = Reproduces(results[b][i], targets);
       legs[b]->runs.push_back(results[b][i]);
     }
   }
