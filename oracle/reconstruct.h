@@ -65,7 +65,7 @@ struct ReconstructOptions {
   bool repeated_history = false;
   /// RepeatBranch (section 11.4): TCODE 30 is accepted; off = a decode error.
   bool repeat_branch = false;
-  /// Test seam (tests/integration/judge_negative_test.cc): the repeat counts after this many
+  /// Test seam (tests/judge/judge_negative_test.cc): the repeat counts after this many
   /// anchors are applied one short (HREPEAT read as extra repetitions, B-CNT as the total);
   /// 0 = never. A broken decoder-side repeat model, for showing that the judges catch one.
   uint64_t test_short_repeats_after_anchor = 0;

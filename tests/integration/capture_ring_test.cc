@@ -6,7 +6,7 @@
 
 #include "runner/campaign_spec.h"
 #include "runner/draw.h"
-#include "tests/integration/judge_fixture.h"
+#include "tests/integration/board_fixture.h"
 #include "tests/integration/sim_board_wrapper.h"
 
 namespace ctte::testing {

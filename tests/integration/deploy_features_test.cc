@@ -11,7 +11,7 @@
 #include "lab/board_wrapper.h"
 #include "lab/sim/sim_board.h"
 #include "regmap/registers.h"
-#include "tests/integration/judge_fixture.h"
+#include "tests/integration/board_fixture.h"
 
 namespace ctte::testing {
 namespace {

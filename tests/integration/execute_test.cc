@@ -8,7 +8,7 @@
 #include <regex>
 #include <sstream>
 
-#include "tests/integration/judge_fixture.h"
+#include "tests/integration/board_fixture.h"
 #include "tests/integration/sim_board_wrapper.h"
 
 namespace ctte::testing {
@@ -272,7 +272,7 @@ TEST(VerdictCodeTest, EveryCodeIsDocumentedAndProducedByATest) {
   const std::string docs = read(CTTE_SOURCE_DIR "/docs/verdicts.md");
   ASSERT_FALSE(docs.empty());
   std::string tests;
-  for (const char* f : {"/tests/integration/judge_negative_test.cc",
+  for (const char* f : {"/tests/judge/judge_negative_test.cc",
                         "/tests/integration/execute_test.cc"}) {
     tests += read(std::string(CTTE_SOURCE_DIR) + f);
   }

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 
 #include "base/files.h"
-#include "tests/integration/judge_fixture.h"
+#include "tests/integration/board_fixture.h"
 #include "tests/integration/lab_cli.h"
 
 namespace ctte::testing {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "base/files.h"
-#include "tests/integration/judge_fixture.h"
+#include "tests/integration/board_fixture.h"
 #include "tests/integration/lab_cli.h"
 
 namespace ctte::testing {

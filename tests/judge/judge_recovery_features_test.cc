@@ -22,7 +22,7 @@
 #include "oracle/ntrace_reader.h"
 #include "oracle/reconstruct.h"
 #include "oracle/seq_jump.h"
-#include "tests/integration/judge_fixture.h"
+#include "tests/judge/judge_fixture.h"
 
 namespace ctte::testing {
 namespace {
@@ -183,7 +183,7 @@ std::unique_ptr<CapturedRun> CaptureAndJudgeHonestly(const RecoveryCase& rc,
 
 TEST_P(JudgeRecoveryFeaturesTest, CorruptModelFromTheRecoveryAnchorTurnsAVerdictRed) {
   std::string why;
-  if (!HaveFull(&why)) GTEST_SKIP() << why;
+  if (!HaveWorkloads(&why)) GTEST_SKIP() << why;
   const RecoveryCase& rc = GetParam();
   oracle::Observed honest;
   const std::unique_ptr<CapturedRun> cap = CaptureAndJudgeHonestly(rc, &honest);
@@ -245,7 +245,7 @@ class JudgeStaleStackTest : public ::testing::TestWithParam<RecoveryCase> {};
 
 TEST_P(JudgeStaleStackTest, AStackKeptAcrossTheRecoveryAnchorDecodesTheSamePcs) {
   std::string why;
-  if (!HaveFull(&why)) GTEST_SKIP() << why;
+  if (!HaveWorkloads(&why)) GTEST_SKIP() << why;
   oracle::Observed honest;
   const std::unique_ptr<CapturedRun> cap = CaptureAndJudgeHonestly(GetParam(), &honest);
   ASSERT_NE(cap, nullptr);

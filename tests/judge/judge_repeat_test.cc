@@ -7,7 +7,7 @@
 // both overflows the 16-deep queue and leaves 62 branches between two messages for an RCODE 2.
 #include <gtest/gtest.h>
 
-#include "tests/integration/judge_fixture.h"
+#include "tests/judge/judge_fixture.h"
 
 namespace ctte::testing {
 namespace {
@@ -33,7 +33,7 @@ class JudgeRepeatTest : public ::testing::TestWithParam<RepeatCase> {};
 
 TEST_P(JudgeRepeatTest, ShortRepeatsFromTheRecoveryAnchorTurnAVerdictRed) {
   std::string why;
-  if (!HaveImagesAndWorkloads(&why)) GTEST_SKIP() << why;
+  if (!HaveWorkloads(&why)) GTEST_SKIP() << why;
   runner::RunConfig c = BaseConfig("ntrace-full", GetParam().workload);
   c.mode = GetParam().mode;
   c.features = GetParam().features;

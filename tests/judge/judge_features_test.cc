@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "oracle/features.h"
-#include "tests/integration/judge_fixture.h"
+#include "tests/judge/judge_fixture.h"
 
 namespace ctte::testing {
 namespace {
@@ -37,7 +37,7 @@ class JudgeFeaturesTest : public ::testing::TestWithParam<FeatureCase> {};
 
 TEST_P(JudgeFeaturesTest, CorruptDecoderModelTurnsTheVerdictRed) {
   std::string why;
-  if (!HaveFull(&why)) GTEST_SKIP() << why;
+  if (!HaveWorkloads(&why)) GTEST_SKIP() << why;
   const FeatureCase& fc = GetParam();
   runner::RunConfig c = BaseConfig("ntrace-full", fc.workload);
   c.features = fc.features;
