@@ -17,7 +17,10 @@ namespace ctte::oracle {
 struct Message;
 
 /// trTeInstMode values (regmap/regmap.json).
-enum class TraceMode : uint8_t { kBtm = reg::kInstModeBtm, kHtm = reg::kInstModeHtm };
+enum class TraceMode : uint8_t {
+  kBtm = ::ctte::reg::kInstModeBtm,  // ::ctte::reg, not oracle::reg (oracle/iss_asm.h)
+  kHtm = ::ctte::reg::kInstModeHtm
+};
 
 struct EncoderConfig {
   TraceMode mode = TraceMode::kHtm;

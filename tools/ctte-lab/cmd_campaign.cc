@@ -197,7 +197,7 @@ int RunPlan(const CampaignFlags& f) {
   return kExitOk;
 }
 
-const Registrar kRegistrar({
+const Registrar kCampaignRegistrar({
     "campaign",
     "Check, draw and plan campaign specs (docs/campaign-spec.md)",
     20,

@@ -137,7 +137,7 @@ int RunCapture(const CaptureFlags& f) {
   return cap.ring_wrapped ? kExitInvalid : kExitOk;
 }
 
-const Registrar kRegistrar{Command{
+const Registrar kCaptureRegistrar{Command{
     "capture", "Capture one trace on a simulated board (child process) and write the bytes", 50,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<CaptureFlags>();

@@ -113,7 +113,7 @@ int RunMerge(const DbFlags& f) {
   return kExitOk;
 }
 
-const Registrar kRegistrar({
+const Registrar kDbRegistrar({
     "db",
     "Database tools: `db merge OUT IN...` merges shard or lab databases (docs/ci.md); `db gc` "
     "removes artifacts no run refers to",

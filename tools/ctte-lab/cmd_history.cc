@@ -265,7 +265,7 @@ int RunHistory(const HistoryFlags& f) {
   return kExitOk;
 }
 
-const Registrar kRegistrar({
+const Registrar kHistoryRegistrar({
     "history",
     "Campaigns, outcomes per verdict, fail rate per factor value and red runs from the database",
     60,

@@ -126,7 +126,7 @@ int RunIss(const IssFlags& f) {
   return kExitOk;
 }
 
-const Registrar kRegistrar{Command{
+const Registrar kIssRegistrar{Command{
     "iss", "Run an ELF on the reference core model (RV64IMAC or RV32IMAC ISS) and summarise it", 40,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<IssFlags>();

@@ -29,7 +29,7 @@ int Report(const char* what, const Status& s) {
   return kExitOk;
 }
 
-const Registrar kRegistrar{Command{
+const Registrar kLabRegistrar{Command{
     "lab", "Lab certificates (`lab init-ca DIR`, `lab issue NAME --ca DIR`) and USB (`lab usb`, `lab power-cycle BOARD`)", 42,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<LabFlags>();

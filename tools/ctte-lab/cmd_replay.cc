@@ -74,7 +74,7 @@ int RunReplay(const ReplayFlags& f) {
   return r->identical ? kExitOk : kExitRed;
 }
 
-const Registrar kRegistrar{Command{
+const Registrar kReplayRegistrar{Command{
     "replay", "Re-execute a stored run and compare its stream bit for bit; re-judge; record it",
     58,
     [](CLI::App& sub) -> std::function<int()> {

@@ -24,21 +24,21 @@ struct ReportFlags {
   std::string html, junit, csv;
 };
 
-int Fail(const Status& s, const char* flag = nullptr) {
+int ReportFail(const Status& s, const char* flag = nullptr) {
   std::fprintf(stderr, "ctte-lab report: %s%s%s%s\n", flag ? "--" : "", flag ? flag : "",
                flag ? ": " : "", s.ToString().c_str());
   return kExitUsage;
 }
 
 int RunReport(ReportFlags f) {
-  if (f.campaign.empty()) return Fail(Status::InvalidArgument("campaign: give an id or a name"));
+  if (f.campaign.empty()) return ReportFail(Status::InvalidArgument("campaign: give an id or a name"));
   // Read-only: a report works on a read-only database or folder and never migrates the file.
   auto db = db::Database::OpenReadOnly(f.db_path);
-  if (!db.ok()) return Fail(db.status());
+  if (!db.ok()) return ReportFail(db.status());
   reports::ReportOptions options;
   options.db_path = f.db_path;
   Result<reports::ReportModel> model = reports::BuildReportModel(**db, f.campaign, options);
-  if (!model.ok()) return Fail(model.status());
+  if (!model.ok()) return ReportFail(model.status());
   // Explicit paths need their folder to exist (base/output.h); the default out/reports/ is
   // created, as `soak` does.
   OutputOptions out_options;
@@ -60,13 +60,13 @@ int RunReport(ReportFlags f) {
   for (const auto& o : outputs) {  // refuse a bad path before writing any of them
     if (o.path.empty()) continue;
     if (Status s = CheckOutputPath(o.path, out_options); !s.ok()) {
-      return Fail(s, o.what);
+      return ReportFail(s, o.what);
     }
   }
   for (const auto& o : outputs) {
     if (o.path.empty()) continue;
     if (Status s = WriteOutputFile(o.path, o.render(*model), out_options); !s.ok()) {
-      return Fail(s, o.what);
+      return ReportFail(s, o.what);
     }
     std::printf("%-6s %s\n", o.what, o.path.c_str());
   }
@@ -80,7 +80,7 @@ int RunReport(ReportFlags f) {
   return kExitOk;
 }
 
-const Registrar kRegistrar{Command{
+const Registrar kReportRegistrar{Command{
     "report", "Render a campaign's results as HTML (with plots), JUnit XML and CSV", 65,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<ReportFlags>();

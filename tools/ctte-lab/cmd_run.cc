@@ -105,7 +105,7 @@ int RunRun(const RunFlags& f) {
   return kExitUsage;
 }
 
-const Registrar kRegistrar{Command{
+const Registrar kRunRegistrar{Command{
     "run", "Capture, decode and judge one configuration: the eight verdicts", 55,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<RunFlags>();

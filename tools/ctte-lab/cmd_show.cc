@@ -27,7 +27,7 @@ struct ShowFlags {
   bool json = false;
 };
 
-int Fail(const Status& s) {
+int ShowFail(const Status& s) {
   std::fprintf(stderr, "ctte-lab show: %s\n", s.ToString().c_str());
   return kExitUsage;
 }
@@ -51,16 +51,16 @@ std::string Hz(const std::optional<uint64_t>& v) {
 int RunShow(const ShowFlags& f) {
   // Read-only: show works on a read-only database or folder and never migrates the file.
   auto db = db::Database::OpenReadOnly(f.db_path);
-  if (!db.ok()) return Fail(db.status());
+  if (!db.ok()) return ShowFail(db.status());
   auto row = (*db)->RunById(f.run_id);
-  if (!row.ok()) return Fail(Status::NotFound(row.status().message() + " in " + f.db_path));
+  if (!row.ok()) return ShowFail(Status::NotFound(row.status().message() + " in " + f.db_path));
   auto verdicts = (*db)->VerdictsOfRun(f.run_id);
   auto bisections = db::TriageStore::BisectionsOfRun(**db, f.run_id);
-  if (!verdicts.ok()) return Fail(verdicts.status());
+  if (!verdicts.ok()) return ShowFail(verdicts.status());
   auto stream = (*db)->StreamOfRun(f.run_id);
   const bool bytes_kept = stream.ok();
   auto pins = (*db)->PinsOfRun(f.run_id);
-  if (!pins.ok()) return Fail(pins.status());
+  if (!pins.ok()) return ShowFail(pins.status());
   const db::RunRecord& r = row->run;
   const Json config = ParsedOrNull(r.config_json);
   const Json metrics = ParsedOrNull(r.metrics_json);
@@ -82,7 +82,7 @@ int RunShow(const ShowFlags& f) {
   const bool unsound = reports::Unsound(controls);
   // The earlier attempts (board deaths, respawns, retries); a schema-1 file has none.
   auto attempts = (*db)->AttemptsOfRun(f.run_id);
-  if (!attempts.ok()) return Fail(attempts.status());
+  if (!attempts.ok()) return ShowFail(attempts.status());
 
   if (f.json) {
     Json j;
@@ -227,7 +227,7 @@ int RunShow(const ShowFlags& f) {
   return kExitOk;
 }
 
-const Registrar kRegistrar{Command{
+const Registrar kShowRegistrar{Command{
     "show", "Show one stored run: config, clocks, image, verdicts with evidence, replay command",
     62,
     [](CLI::App& sub) -> std::function<int()> {

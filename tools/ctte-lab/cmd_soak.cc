@@ -362,7 +362,7 @@ int RunSoakCommand(const SoakFlags& f) {
   return kExitOk;
 }
 
-const Registrar kRegistrar{Command{
+const Registrar kSoakRegistrar{Command{
     "soak", "Run a campaign on N simulated boards in parallel, store every run, write reports", 10,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<SoakFlags>();

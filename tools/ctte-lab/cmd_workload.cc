@@ -45,7 +45,7 @@ int RunGen(const GenFlags& f) {
   return kExitOk;
 }
 
-const Registrar kRegistrar{Command{
+const Registrar kWorkloadRegistrar{Command{
     "workload", "Workload tools: `workload gen` writes a seeded random RV64IMAC or RV32IMAC program", 41,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<GenFlags>();
