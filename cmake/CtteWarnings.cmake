@@ -26,11 +26,6 @@ endfunction()
 function(ctte_test_code target)
   if(NOT CTTE_SANITIZE)
     target_compile_options(${target} PRIVATE -O0)
-  else()
-    # GCC 12 at -O1 with -fsanitize=address reports a memset of 2^64-21 bytes inside
-    # std::vector<uint8_t>(n) in the judge tests (a false positive of -Wstringop-overflow, whose
-    # bound it derives from the sanitizer's checks); test code only.
-    target_compile_options(${target} PRIVATE -Wno-stringop-overflow)
   endif()
 endfunction()
 

@@ -246,8 +246,8 @@ TEST_F(JudgeNegativeTest, SkewedCountersFailCounterConsistency) {
 TEST_F(JudgeNegativeTest, CutDrainFailsLiveness) {
   oracle::Observed o = clean_->Observe();
   // The drain budget ran out: trTeEmpty still 0, the last messages never left the encoder.
-  std::vector<uint8_t> bytes = o.stream.bytes;
-  bytes.resize(bytes.size() - 20);
+  ASSERT_GT(o.stream.bytes.size(), 20u);
+  const std::vector<uint8_t> bytes(o.stream.bytes.begin(), o.stream.bytes.end() - 20);
   o = WithBytes(*clean_, bytes, 0);
   o.capture.drained = false;
   o.capture.te_empty = false;
