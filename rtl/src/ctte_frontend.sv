@@ -105,14 +105,15 @@ module ctte_frontend
   // ---- mutant state (docs/mutants.md); constant 0 unless that mutant is compiled ----
   logic        held_q, held_d;      // MutantLateClose: the one late beat was traced
   logic        leaked_q, leaked_d;  // MutantWindowLeak: the one paused SYNC=5 was queued
-  logic [31:0] junk_q;              // MutantNondeterminism/FlakyStart: never reset (power-on X)
+  logic [31:0] junk_q;              // MutantNondeterminism/FlakyStart/FlakyBtm: never reset (X)
   logic        hold;
   // MutantLateClose: a pause (trTeInstTracing to 0, Enable still 1) takes effect only after one
   // more beat has been traced.
   assign hold = (Mutant == MutantLateClose) && open_q && !close_pend_q && !held_q &&
                 cfg_active && cfg_enable && !cfg_tracing && (cfg_mode != InstModeOff);
   assign win_eff = win_cond | hold;
-  if (Mutant == MutantNondeterminism || Mutant == MutantFlakyStart) begin : g_junk
+  if (Mutant == MutantNondeterminism || Mutant == MutantFlakyStart ||
+      Mutant == MutantFlakyBtm) begin : g_junk
     always_ff @(posedge clk) junk_q <= junk_q;  // no reset: keeps its X-initialized value
   end else begin : g_no_junk
     assign junk_q = '0;
@@ -253,9 +254,11 @@ module ctte_frontend
           // Step 1 and 2.
           if (first) begin
             // MutantFlakyStart: on a power-up whose X state has junk bit 0 set, the window-open
-            // SYNC=5 names the instruction one half-word off.
+            // SYNC=5 names the instruction one half-word off; MutantFlakyBtm: the same in BTM only.
             r[nrec] = mk_prog_trace_sync(SyncTraceEnable, '0, {1'b0, in_iaddr[63:1]} ^
-                                         ((Mutant == MutantFlakyStart && junk_q[0]) ? 64'd1 : 64'd0));
+                                         (((Mutant == MutantFlakyStart ||
+                                            (Mutant == MutantFlakyBtm && !htm)) && junk_q[0]) ?
+                                          64'd1 : 64'd0));
             nbeat = 2'd1;
             if (cm_on) begin  // section 11.9: the configuration message precedes the SYNC=5
               r[nrec + 2'd1] = r[nrec];

@@ -1,4 +1,4 @@
-// Triage end to end on the two triage mutants (docs/mutants.md 11 and 12, docs/triage.md):
+// Triage end to end on the three triage mutants (docs/mutants.md 11, 12, 14, docs/triage.md):
 // `ctte-lab soak` makes red runs, `ctte-lab bisect` / `triage` / `history --pairs` /
 // `history --nights` / `show` / `report` read them, on simulated boards. Short workloads and
 // small repeat counts.
@@ -25,12 +25,14 @@ namespace fs = std::filesystem;
 // Only mode and sync matter to mutant-sync-icnt (BTM x half-word sync); backpressure and the
 // workload are drawn too, so the red runs differ from the spec's first values in them as well.
 std::string Spec(const std::string& name, const std::string& image, uint64_t runs,
-                 const std::string& seed) {
+                 const std::string& seed,
+                 const std::string& backpressure = R"(["none", "uniform:50"])",
+                 const std::string& sync = R"(["off", "halfwords:6", "messages:6"])") {
   return R"({"name": ")" + name + R"(", "seed": ")" + seed + R"(", "runs": )" +
          std::to_string(runs) + R"(, "images": [")" + image + R"("],
   "clocks": {"fabric_mhz": 90, "sink_mhz": 100}, "horizon_retirements": 4000,
-  "axes": {"overflow_regime": ["none"], "backpressure": ["none", "uniform:50"],
-           "mode": ["htm", "btm"], "sync": ["off", "halfwords:6", "messages:6"],
+  "axes": {"overflow_regime": ["none"], "backpressure": )" + backpressure + R"(,
+           "mode": ["htm", "btm"], "sync": )" + sync + R"(,
            "workload": ["loop", "calls"], "window": ["full"], "interrupts": ["none"]}})";
 }
 
@@ -53,8 +55,12 @@ class TriageTest : public ::testing::Test {
     db_ = new std::string(*dir_ + "/t.db");
     std::ofstream(*dir_ + "/xterm.json") << Spec("xterm", "mutant-sync-icnt", 30, "0x7a1");
     std::ofstream(*dir_ + "/flaky.json") << Spec("flaky", "mutant-flaky-start", 6, "0x7a2");
+    // Only mode and the workload drawn: at most two single legs.
+    std::ofstream(*dir_ + "/flakybtm.json")
+        << Spec("flakybtm", "mutant-flaky-btm", 12, "0x7a4", R"(["none"])", R"(["off"])");
     soak_xterm_ = new Cmd(Soak("xterm"));
     soak_flaky_ = new Cmd(Soak("flaky"));
+    soak_flaky_btm_ = new Cmd(Soak("flakybtm"));
   }
   static void TearDownTestSuite() { fs::remove_all(*dir_); }
 
@@ -68,11 +74,11 @@ class TriageTest : public ::testing::Test {
   // --json` on the suite's database: one look of N repeats, singles only (so they get the
   // whole family-wise level: 4 legs at 7 repeats call 7 of 7 turned green a culprit, p = 2^-7
   // Holm 0.031, and 0 of 7 innocent, effect upper bound 0.47 < 0.5; docs/triage.md).
-  static Cmd Bisect(int64_t run, int repeats) {
+  static Cmd Bisect(int64_t run, int repeats, const std::string& more = "") {
     return RunLab("bisect " + std::to_string(run) + " --baseline spec --repeats " +
                   std::to_string(repeats) + " --max-repeats " + std::to_string(repeats) +
                   " --max-pairs 0 --boards 2 --json --db " + *db_ + " --out-dir " + *dir_ +
-                  "/triage");
+                  "/triage" + more);
   }
 
   // The first red draw of campaign `name` (0 when none).
@@ -88,12 +94,14 @@ class TriageTest : public ::testing::Test {
   static std::string* db_;
   static Cmd* soak_xterm_;
   static Cmd* soak_flaky_;
+  static Cmd* soak_flaky_btm_;
 };
 
 std::string* TriageTest::dir_ = nullptr;
 std::string* TriageTest::db_ = nullptr;
 Cmd* TriageTest::soak_xterm_ = nullptr;
 Cmd* TriageTest::soak_flaky_ = nullptr;
+Cmd* TriageTest::soak_flaky_btm_ = nullptr;
 
 TEST_F(TriageTest, CrossTermBisectionNamesExactlyModeAndSyncAndRecordsEveryLeg) {
   ASSERT_EQ(soak_xterm_->exit_code, 1) << soak_xterm_->out;  // red runs: exit 1
@@ -177,6 +185,43 @@ TEST_F(TriageTest, FlakyBisectionReportsTheRateAndBlamesNoFactor) {
   EXPECT_GT(original["interval"][1].get<double>(), original["rate"].get<double>());
   for (const auto& leg : j["legs"]) EXPECT_NE(leg["verdict"], "culprit") << leg.dump();
   EXPECT_NE(j["summary"].get<std::string>().find("flaky"), std::string::npos);
+}
+
+// The flaky failure WITH a real culprit (mutant-flaky-btm: red on about half of the model seeds,
+// and only in BTM): the original is labelled flaky with its rate, and `mode` alone is the
+// culprit, with its sign-test p-value. With FlakyBisectionReportsTheRateAndBlamesNoFactor (the
+// same fault whatever the mode) this fails a bisection that always or never blames. 20 repeats
+// in one look: the mode leg is green on every repeat, so the discordant pairs are the original's
+// red repeats (about 10); 6 of them give p = 2^-6, under Holm's 0.05/2 for two legs
+// (docs/triage.md; 6 or more of 20 at rate 0.5: probability 0.98).
+TEST_F(TriageTest, FlakyBisectionWithARealCulpritBlamesModeAndCallsTheOriginalFlaky) {
+  ASSERT_NE(soak_flaky_btm_->exit_code, 2) << soak_flaky_btm_->out;
+  const int64_t run = FirstRed("flakybtm");
+  ASSERT_GT(run, 0) << soak_flaky_btm_->out;
+  Cmd c = Bisect(run, 20);
+  ASSERT_EQ(c.exit_code, 0) << c.out;
+  const nlohmann::json j = nlohmann::json::parse(c.out);
+  EXPECT_TRUE(j["flaky"].get<bool>()) << c.out;
+  EXPECT_EQ(j["culprits"], nlohmann::json::array({"mode"})) << c.out;
+  const auto& original = j["legs"][0];
+  EXPECT_GT(original["red"].get<int>(), 0);
+  EXPECT_LT(original["red"].get<int>(), original["judged"].get<int>());
+  bool mode_leg = false;
+  for (const auto& leg : j["legs"]) {
+    if (leg["kind"] != "single") continue;
+    const std::string f = leg["factors"][0];
+    if (f == "mode") {
+      mode_leg = true;
+      EXPECT_EQ(leg["verdict"], "culprit") << leg.dump();
+      EXPECT_EQ(leg["red"].get<int>(), 0) << leg.dump();
+      EXPECT_LE(leg["test"]["p_holm"].get<double>(), leg["test"]["level"].get<double>())
+          << leg.dump();
+      EXPECT_LT(leg["test"]["p"].get<double>(), 0.05 / 2) << leg.dump();
+    } else {
+      EXPECT_NE(leg["verdict"], "culprit") << leg.dump();
+    }
+  }
+  EXPECT_TRUE(mode_leg) << c.out;
 }
 
 TEST_F(TriageTest, NightsListCampaignsOfOneNameAcrossSeeds) {
