@@ -17,7 +17,9 @@
 namespace ctte::cli {
 namespace {
 
-constexpr int kExitInfra = 3;
+// A bisection or triage that stopped on infrastructure exits as every command does for an
+// infrastructure error (README "Exit codes": 2); 3 is a judged run's invalid measurement.
+constexpr int kExitInfra = kExitUsage;
 
 struct TriageFlags {
   int64_t run_id = 0;
