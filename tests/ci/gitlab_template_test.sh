@@ -33,6 +33,9 @@ grep -q '^  CTTE_LAB: ctte-lab ' "$yaml" || fail "CTTE_LAB is not the installed 
 grep -q -- '--shard "$CI_NODE_INDEX/$CI_NODE_TOTAL"' "$work/soak.sh" || fail "soak job lacks --shard"
 grep -q 'db merge' "$work/merge.sh" || fail "merge job lacks db merge"
 grep -q 'report' "$work/merge.sh" || fail "merge job lacks report"
+grep -q 'report "$CTTE_CAMPAIGN" --db out/nightly.db --check' "$work/merge.sh" ||
+  fail "merge job does not gate with report --check"
+grep -q 'sqlite3' "$yaml" && fail "the template still reads the database with sqlite3"
 [ "$(job_key "$yaml" soak parallel)" = 3 ] || fail "soak job: parallel is not 3"
 job_key "$yaml" soak resource_group | grep -q 'CI_NODE_INDEX' || fail "no resource_group per pool"
 
@@ -76,4 +79,24 @@ grep -q 'tests="12"' "$work/out/reports/nightly.junit.xml" || fail "JUnit report
   { cat "$work/unsharded.log"; fail "unsharded soak failed"; }
 diff <(runs_tsv "$work/unsharded.db") <(runs_tsv "$work/out/nightly.db") >/dev/null ||
   fail "merged shards differ from the unsharded campaign"
-echo "ok: gitlab template: 3 shards of 12 runs merged equal the unsharded campaign"
+# The gate: a campaign whose every draw is invalid (a 64-byte ring wraps) fails the merge job at
+# `report --check` (exit 3), after the reports were written.
+bad=$work/invalid
+mkdir -p "$bad/package" "$bad/campaigns" "$bad/out/shards"
+cp "$deb" "$bad/package/ctte-lab.deb"
+python3 - "$work/campaigns/smoke.json" "$bad/campaigns/smoke.json" <<'PY'
+import json, sys
+spec = json.load(open(sys.argv[1]))
+spec["capture"] = {"ring_bytes": 64}
+json.dump(spec, open(sys.argv[2], "w"), indent=1)
+PY
+rc=0
+(cd "$bad" && ctte-lab soak campaigns/smoke.json --runs 4 --boards 1 --db out/shards/shard-1.db \
+   --report-dir "") >"$bad/soak.log" 2>&1 || rc=$?
+[ "$rc" = 3 ] || { cat "$bad/soak.log"; fail "the invalid-only shard exited $rc, not 3"; }
+rc=0
+(cd "$bad" && bash -e "$work/merge-before.sh" && bash -e "$work/merge.sh") >"$bad/merge.log" 2>&1 || rc=$?
+[ "$rc" = 3 ] || { cat "$bad/merge.log"; fail "the merge job passed (or exited $rc) on a campaign of only invalid draws"; }
+grep -q 'check: invalid (exit 3)' "$bad/merge.log" || { cat "$bad/merge.log"; fail "the gate did not say invalid"; }
+[ -s "$bad/out/reports/nightly.html" ] || fail "no report before the failing gate"
+echo "ok: gitlab template: 3 shards of 12 runs merged equal the unsharded campaign; an invalid-only campaign fails the gate"

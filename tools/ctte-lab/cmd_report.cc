@@ -2,6 +2,8 @@
 // XML and CSV. CAMPAIGN is a campaign id or name (the newest campaign row with that name).
 // Without any of --html/--junit/--csv it writes all three to
 // out/reports/<name>-<id>.{html,junit.xml,csv} (the names `soak --report-dir` uses).
+// With --check it writes only what is named and exits with the campaign's code (README "Exit
+// codes"): what a CI gate reads, with no SQL.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -22,7 +24,10 @@ struct ReportFlags {
   std::string campaign;
   std::string db_path = "out/ctte.db";
   std::string html, junit, csv;
+  bool check = false;
 };
+
+
 
 int ReportFail(const Status& s, const char* flag = nullptr) {
   std::fprintf(stderr, "ctte-lab report: %s%s%s%s\n", flag ? "--" : "", flag ? flag : "",
@@ -42,7 +47,7 @@ int RunReport(ReportFlags f) {
   // Explicit paths need their folder to exist (base/output.h); the default out/reports/ is
   // created, as `soak` does.
   OutputOptions out_options;
-  if (f.html.empty() && f.junit.empty() && f.csv.empty()) {
+  if (f.html.empty() && f.junit.empty() && f.csv.empty() && !f.check) {
     out_options.create_parents = true;
     const std::string base =
         "out/reports/" + model->campaign.name + "-" + std::to_string(model->campaign.id);
@@ -77,7 +82,14 @@ int RunReport(ReportFlags f) {
               static_cast<unsigned long long>(model->Count(db::RunStatus::kRed)),
               static_cast<unsigned long long>(model->Count(db::RunStatus::kInvalid)),
               static_cast<unsigned long long>(model->Count(db::RunStatus::kInfra)));
-  return kExitOk;
+  if (!f.check) return kExitOk;
+  const int code = CampaignExitCode(
+      model->unsound, model->Count(db::RunStatus::kGreen), model->Count(db::RunStatus::kRed),
+      model->Count(db::RunStatus::kInvalid), model->Count(db::RunStatus::kInfra));
+  static const char* const kWhat[] = {"green", "red", "infrastructure (or no draw judged)",
+                                      "invalid", "UNSOUND (a control failed)"};
+  std::printf("check: %s (exit %d)\n", kWhat[code], code);
+  return code;
 }
 
 const Registrar kReportRegistrar{Command{
@@ -89,6 +101,10 @@ const Registrar kReportRegistrar{Command{
       sub.add_option("--html", f->html, "write the HTML page here");
       sub.add_option("--junit", f->junit, "write JUnit XML here");
       sub.add_option("--csv", f->csv, "write CSV here");
+      sub.add_flag("--check", f->check,
+                   "exit with the campaign's code, as soak does: 4 UNSOUND (a control failed), "
+                   "else 1 a red draw, else 2 infrastructure (or no draw judged), else 3 an "
+                   "invalid draw, else 0; writes only the reports named");
       return [f] { return RunReport(*f); };
     }}};
 

@@ -355,11 +355,9 @@ int RunSoakCommand(const SoakFlags& f) {
     return 128 + (signal_number ? signal_number : SIGINT);
   }
   if (!s->fatal.empty()) return kExitUsage;
-  if (unsound) return kExitUnsound;  // whatever the draws show
-  if (c.red > 0) return kExitRed;
-  if (c.infra > 0 || !report_error.empty()) return kExitUsage;
-  if (c.invalid > 0) return kExitInvalid;
-  return kExitOk;
+  const int code = CampaignExitCode(unsound, c.green, c.red, c.invalid, c.infra);
+  if (code == kExitOk && !report_error.empty()) return kExitUsage;
+  return code;
 }
 
 const Registrar kSoakRegistrar{Command{

@@ -6,6 +6,7 @@
 // that lives in tools/.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -24,6 +25,18 @@ enum ExitCode : int {
   kExitInvalid = 3,    ///< a judged run whose measurement was unsound
   kExitUnsound = 4,    ///< a campaign control failed: its gates are not shown to fail
 };
+
+/// A campaign's exit code from its draws' counts, one rule for `soak` and `report --check`:
+/// UNSOUND whatever the draws show, then red, then infrastructure, then invalid; a campaign
+/// with no draw judged green is not green (`soak` always has one).
+inline int CampaignExitCode(bool unsound, uint64_t green, uint64_t red, uint64_t invalid,
+                            uint64_t infra) {
+  if (unsound) return kExitUnsound;
+  if (red > 0) return kExitRed;
+  if (infra > 0) return kExitUsage;
+  if (invalid > 0) return kExitInvalid;
+  return green > 0 ? kExitOk : kExitUsage;
+}
 
 struct Command {
   std::string name;
