@@ -20,6 +20,10 @@ std::vector<std::string> Strings(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
+std::string ControlRoundLabel(uint32_t round, const std::string& shard) {
+  return std::to_string(round) + (shard.empty() ? "" : " (shard " + shard + ")");
+}
+
 std::optional<ControlRow> ControlRowOf(const db::RunRow& row) {
   if (row.run.replay_of) return std::nullopt;
   const nlohmann::json c = nlohmann::json::parse(row.run.config_json, nullptr, false);
@@ -30,6 +34,7 @@ std::optional<ControlRow> ControlRowOf(const db::RunRow& row) {
   r.name = marker.value("name", "");
   r.image = c.value("image", "");
   r.round = marker.value("round", 0u);
+  r.shard = marker.value("shard", "");
   r.expect_red = Strings(marker, "expect_red");
   r.status = row.run.status;
   const nlohmann::json m = nlohmann::json::parse(row.run.metrics_json, nullptr, false);
@@ -67,14 +72,20 @@ std::string FormatControlTable(const std::vector<ControlRow>& controls) {
   if (controls.empty()) return "";
   std::string out;
   char line[1024];
-  std::snprintf(line, sizeof line, "%-18s %-24s %-5s %-30s %-6s %s\n", "control", "image",
-                "round", "expected red", "result", "observed red (run)");
+  int round_width = 5;  // wider when a shard is named
+  for (const ControlRow& c : controls) {
+    round_width = std::max(round_width,
+                           static_cast<int>(ControlRoundLabel(c.round, c.shard).size()));
+  }
+  std::snprintf(line, sizeof line, "%-18s %-24s %-*s %-30s %-6s %s\n", "control", "image",
+                round_width, "round", "expected red", "result", "observed red (run)");
   out += line;
   size_t passed = 0;
   for (const ControlRow& c : controls) {
     passed += c.passed ? 1 : 0;
-    std::snprintf(line, sizeof line, "%-18s %-24s %-5u %-30s %-6s %s (run %lld)%s%s\n",
-                  c.name.c_str(), c.image.c_str(), c.round, JoinVerdicts(c.expect_red).c_str(),
+    std::snprintf(line, sizeof line, "%-18s %-24s %-*s %-30s %-6s %s (run %lld)%s%s\n",
+                  c.name.c_str(), c.image.c_str(), round_width,
+                  ControlRoundLabel(c.round, c.shard).c_str(), JoinVerdicts(c.expect_red).c_str(),
                   c.passed ? "pass" : "FAIL", JoinVerdicts(c.observed_red).c_str(),
                   static_cast<long long>(c.run_id), c.passed ? "" : ": ", c.reason.c_str());
     out += line;

@@ -18,12 +18,16 @@ struct ControlRow {
   std::string name;
   std::string image;
   uint32_t round = 0;
+  std::string shard;                      ///< "I/N" of the shard that ran it; "" unsharded
   std::vector<std::string> expect_red;    ///< empty: a clean control (must be green)
   std::vector<std::string> observed_red;
   db::RunStatus status = db::RunStatus::kPlanned;
   bool passed = false;
   std::string reason;                     ///< why it failed
 };
+
+/// "R", or "R (shard I/N)" for a control a shard of a sharded soak ran.
+std::string ControlRoundLabel(uint32_t round, const std::string& shard);
 
 /// The control run's row, or nullopt for a draw (or a replay).
 std::optional<ControlRow> ControlRowOf(const db::RunRow& row);

@@ -282,7 +282,7 @@ std::string ControlTable(const ReportModel& m) {
                   "<th>run</th></tr></thead><tbody>\n";
   for (const ControlRow& c : m.controls) {
     h += "<tr class=\"s-" + std::string(c.passed ? "green" : "red") + "\"><td>" + E(c.name) +
-         "</td><td>" + E(c.image) + "</td><td>" + std::to_string(c.round) + "</td><td>" +
+         "</td><td>" + E(c.image) + "</td><td>" + E(ControlRoundLabel(c.round, c.shard)) + "</td><td>" +
          E(JoinVerdicts(c.expect_red)) + "</td><td>" + E(JoinVerdicts(c.observed_red)) +
          "</td><td>" + (c.passed ? "pass" : "FAIL: " + E(c.reason)) + "</td><td>" +
          std::to_string(c.run_id) + "</td></tr>\n";

@@ -45,7 +45,7 @@ std::string RenderJUnit(const ReportModel& model) {
          Attr("skipped", "0") + Attr("timestamp", model.campaign.created_at) + ">\n";
     for (const ControlRow& c : model.controls) {
       x += "    <testcase" + Attr("classname", model.campaign.name + ".controls") +
-           Attr("name", "control " + c.name + " round " + std::to_string(c.round) + " on " +
+           Attr("name", "control " + c.name + " round " + ControlRoundLabel(c.round, c.shard) + " on " +
                             c.image);
       const std::string out = "run id " + std::to_string(c.run_id) +
                               "\nexpected red: " + JoinVerdicts(c.expect_red) +

@@ -27,14 +27,20 @@
 
 namespace ctte::runner {
 
-uint64_t ControlIndex(uint32_t round, size_t k) {
+uint32_t ControlShardSlot(const ShardSpec& shard) {
+  return shard.count > 1 ? shard.index + 1 : 0;
+}
+
+uint64_t ControlIndex(uint32_t round, size_t k, uint32_t slot) {
   CTTE_CHECK(k < kMaxControls, "ControlIndex: too many controls");
-  return kControlIndexBase + uint64_t{round} * kMaxControls + k;
+  CTTE_CHECK(round < kMaxControlRounds, "ControlIndex: too many rounds");
+  return kControlIndexBase + (uint64_t{slot} * kMaxControlRounds + round) * kMaxControls + k;
 }
 
 bool IsControlIndex(uint64_t index) { return index >= kControlIndexBase; }
 
-RunConfig DrawControl(const CampaignSpec& spec, size_t k, uint32_t round) {
+RunConfig DrawControl(const CampaignSpec& spec, size_t k, uint32_t round,
+                      const ShardSpec& shard) {
   CTTE_CHECK(k < spec.controls.size(), "DrawControl: no such control");
   const ControlSpec& ctl = spec.controls[k];
   CampaignSpec s = spec;
@@ -49,8 +55,9 @@ RunConfig DrawControl(const CampaignSpec& spec, size_t k, uint32_t round) {
   }
   RunConfig c = Draw(s, round);
   c.campaign = spec.name;
-  c.index = ControlIndex(round, k);
-  c.control = ControlMarker{ctl.name, round, ctl.expect_red, ctl.twin};
+  c.index = ControlIndex(round, k, ControlShardSlot(shard));
+  c.control = ControlMarker{ctl.name, round, shard.count > 1 ? ShardText(shard) : "",
+                            ctl.expect_red, ctl.twin};
   return c;
 }
 
@@ -99,6 +106,7 @@ ControlResult JudgeControl(const RunOutcome& out) {
   r.name = out.config.control->name;
   r.image = out.config.image;
   r.round = out.config.control->round;
+  r.shard = out.config.control->shard;
   r.expect_red = out.config.control->expect_red;
   r.status = out.status;
   for (const oracle::Verdict& v : out.verdicts) {
@@ -137,6 +145,7 @@ std::optional<ControlResult> StoredResult(const db::RunRow& row) {
   r.name = c->control->name;
   r.image = c->image;
   r.round = c->control->round;
+  r.shard = c->control->shard;
   r.expect_red = c->control->expect_red;
   r.run_id = row.id;
   switch (row.run.status) {
@@ -195,7 +204,7 @@ void ControlWorker(ControlShared* s, unsigned slot) {
   std::set<std::string> images;
   for (size_t i = s->next++; i < s->todo.size(); i = s->next++) {
     const size_t k = s->todo[i];
-    const RunConfig c = DrawControl(*s->spec, k, s->round);
+    const RunConfig c = DrawControl(*s->spec, k, s->round, s->options->shard);
     const std::string started = NowIsoUtc();
     std::string manifest_text;
     const auto execute = [&]() -> RunOutcome {
@@ -265,7 +274,11 @@ Result<std::vector<ControlResult>> RunControls(const CampaignSpec& spec, uint32_
         continue;
       }
       const uint64_t rel = row.run.index - kControlIndexBase;
-      if (rel / kMaxControls != round || rel % kMaxControls >= spec.controls.size()) continue;
+      const uint64_t slot_round = rel / kMaxControls;  // this shard's rows of this round only
+      if (slot_round != uint64_t{ControlShardSlot(options.shard)} * kMaxControlRounds + round ||
+          rel % kMaxControls >= spec.controls.size()) {
+        continue;
+      }
       if (std::optional<ControlResult> r = StoredResult(row)) s.results[rel % kMaxControls] = *r;
     }
   }

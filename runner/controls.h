@@ -7,7 +7,10 @@
 //  - Control k of round r is DrawControl(spec, k, r): the campaign's draw rules applied to a copy
 //    of the spec whose images are the control's image, whose fixed axes hold the control's
 //    values, with the control's own seed DeriveSeed(campaign seed, "control:" + name) and run
-//    index r. Its index is ControlIndex(r, k), in a namespace of its own above every draw index,
+//    index r. Its index is ControlIndex(r, k, slot), in a namespace of its own above every draw
+//    index (slot 0 for an unsharded soak; I for shard I/N, whose control runs are therefore rows
+//    of their own that survive `db merge`: a control that failed on one shard's boards makes the
+//    merged campaign UNSOUND; the marker names the shard),
 //    and its config carries a ControlMarker ("control" in config_json), so the draws (indices,
 //    seeds, configs) are exactly those of the same spec without controls.
 //  - A control with `twin` is judged for determinism against a first run of the same plan with
@@ -31,19 +34,25 @@
 #include "oracle/verdict.h"
 #include "runner/campaign_spec.h"
 #include "runner/execute.h"
+#include "runner/shard.h"
 
 namespace ctte::runner {
 
 /// Control run indices start here (above any draw index: runs are at most 10^9).
 constexpr uint64_t kControlIndexBase = 1'000'000'000'000;
-/// At most this many controls per round: ControlIndex(r, k) = base + r * this + k.
+/// At most this many controls per round, and rounds per shard slot:
+/// ControlIndex(r, k, slot) = base + (slot * kMaxControlRounds + r) * kMaxControls + k.
 constexpr uint64_t kMaxControls = 1000;
+constexpr uint64_t kMaxControlRounds = 100'000;
 
-uint64_t ControlIndex(uint32_t round, size_t k);
+/// The shard slot of a soak's controls: 0 unsharded (count 1), I (1-based) for shard I/N.
+uint32_t ControlShardSlot(const ShardSpec& shard);
+uint64_t ControlIndex(uint32_t round, size_t k, uint32_t slot = 0);
 bool IsControlIndex(uint64_t index);
 
-/// The configuration of control k (0-based, spec order) in round `round`.
-RunConfig DrawControl(const CampaignSpec& spec, size_t k, uint32_t round);
+/// The configuration of control k (0-based, spec order) in round `round`, run by `shard`.
+RunConfig DrawControl(const CampaignSpec& spec, size_t k, uint32_t round,
+                      const ShardSpec& shard = ShardSpec{});
 
 /// Runs a control on `board`: ExecuteRun, preceded, for a twin control, by the twin run with
 /// the other model seed whose stream is judged as the twin.
@@ -58,6 +67,7 @@ struct ControlResult {
   std::string name;
   std::string image;
   uint32_t round = 0;
+  std::string shard;                      ///< "I/N" of the shard that ran it; "" unsharded
   std::vector<std::string> expect_red;
   std::vector<std::string> observed_red;  ///< verdicts that failed, code order
   RunStatus status = RunStatus::kInfra;
@@ -78,6 +88,7 @@ struct ControlRunOptions {
   std::string db_path;
   int64_t campaign_id = 0;
   unsigned boards = 1;
+  ShardSpec shard;  ///< the soak's shard: its controls are indexed and marked by it
   bool store_all_streams = false;
   ExecuteOptions execute;
   lab::RemoteBoardOptions board;

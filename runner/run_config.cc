@@ -212,6 +212,7 @@ std::string RunConfigToJson(const RunConfig& c, int indent) {
                     {"round", c.control->round},
                     {"expect_red", c.control->expect_red},
                     {"twin", c.control->twin}};
+    if (!c.control->shard.empty()) j["control"]["shard"] = c.control->shard;
   }
   return j.dump(indent);
 }
@@ -299,6 +300,7 @@ Result<RunConfig> RunConfigFromJson(std::string_view json_text) {
     ControlMarker marker;
     r.String(m, "$.control", "name", &marker.name);
     r.Unsigned(m, "$.control", "round", &marker.round);
+    if (m.contains("shard")) r.String(m, "$.control", "shard", &marker.shard);
     if (const ordered_json* red = r.Field(m, "$.control", "expect_red")) {
       if (!red->is_array()) r.Fail("$.control.expect_red", "wrong type: expected array");
       for (size_t i = 0; red->is_array() && i < red->size(); ++i) {

@@ -49,6 +49,7 @@ std::optional<SyncPolicy> ParseSyncPolicy(std::string_view text, std::string* re
 struct ControlMarker {
   std::string name;
   uint32_t round = 0;
+  std::string shard;  ///< "I/N" when a shard of a sharded soak ran it (runner/controls.h); "" else
   std::vector<std::string> expect_red;
   bool twin = false;
   bool operator==(const ControlMarker&) const = default;

@@ -163,6 +163,7 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   control_options.db_path = options.db_path;
   control_options.campaign_id = summary.campaign_id;
   control_options.boards = options.boards;
+  control_options.shard = options.shard;
   control_options.store_all_streams = options.store_all_streams;
   control_options.execute = local.execute;
   control_options.board = options.board;

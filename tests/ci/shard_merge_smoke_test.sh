@@ -5,7 +5,10 @@
 # the unsharded campaign (the first 60 rows of tests/behaviour/golden/smoke.tsv: run i is
 # Draw(spec, i) whatever the run count); merging again changes nothing;
 # history, report and replay work on the merged file; a conflicting input is refused naming the
-# campaign, the index and both files, and leaves the output as it was.
+# campaign, the index and both files, and leaves the output as it was. Each shard's control runs
+# are rows of their own (indexed and marked by the shard): all 3 x 12 survive the merge, and a
+# control that failed on shard 2 makes the merged campaign UNSOUND in the text, HTML and JUnit
+# reports and in `report --check` (exit 4).
 # Usage: shard_merge_smoke_test.sh CTTE_LAB SOURCE_DIR
 set -euo pipefail
 lab=$(realpath "$1") src=$(realpath "$2")
@@ -30,6 +33,32 @@ if ! cmp -s "$work/golden.tsv" "$work/merged.tsv"; then
   fail "merged shards differ from the first $runs rows of tests/behaviour/golden/smoke.tsv"
 fi
 [ "$(sqlite3 "$work/merged.db" "SELECT COUNT(*) FROM campaigns")" = 1 ] || fail "campaign rows"
+ctl_q="SELECT json_extract(config_json, '\$.control.shard'), COUNT(*) FROM runs
+       WHERE json_extract(config_json, '\$.control') IS NOT NULL GROUP BY 1 ORDER BY 1"
+[ "$(sqlite3 "$work/merged.db" "$ctl_q" | tr '\n' ' ')" = "1/3|12 2/3|12 3/3|12 " ] ||
+  fail "merged control runs by shard: $(sqlite3 "$work/merged.db" "$ctl_q" | tr '\n' ' ')"
+"$lab" report smoke --db "$work/merged.db" --check >"$work/check.log" ||
+  { cat "$work/check.log"; fail "report --check on the merged shards is not green"; }
+
+# Shard 2's boards did not catch its silent-drop mutant (its stored control result failed, as
+# the soak writes it when a control fails): the merged campaign is UNSOUND everywhere.
+cp "$work/shard_2.db" "$work/shard_2_bad.db"
+sqlite3 "$work/shard_2_bad.db" "UPDATE runs SET metrics_json = json_set(metrics_json,
+  '\$.control.passed', json('false'), '\$.control.reason', 'loss_accounting not red')
+  WHERE json_extract(config_json, '\$.control.name') = 'silent-drop'"
+"$lab" db merge "$work/unsound.db" "$work"/shard_{1,2_bad,3}.db >"$work/merge-bad.log" 2>&1 ||
+  { cat "$work/merge-bad.log"; fail "merge with shard 2's failed control"; }
+set +e
+"$lab" report smoke --db "$work/unsound.db" --check --html "$work/u.html" --junit "$work/u.xml" \
+  >"$work/check-bad.log" 2>&1
+rc=$?
+set -e
+[ $rc -eq 4 ] || { cat "$work/check-bad.log"; fail "report --check: exit $rc, want 4 (UNSOUND)"; }
+grep -q "UNSOUND" "$work/u.html" || fail "the merged HTML does not say UNSOUND"
+grep -q 'round 0 (shard 2/3) on mutant-silent-drop' "$work/u.xml" || fail "JUnit names no failed shard-2 control"
+grep -q '<failure' "$work/u.xml" || fail "JUnit has no failure"
+"$lab" history --db "$work/unsound.db" --campaign smoke >"$work/history-bad.txt" || true
+grep -q "UNSOUND" "$work/history-bad.txt" || fail "history does not say UNSOUND: $(head -30 "$work/history-bad.txt")"
 
 # Merging again (and a shard twice) changes nothing.
 dump() { sqlite3 "$1" .dump | grep -v '^PRAGMA'; }
@@ -67,4 +96,4 @@ done
 dump "$work/merged.db" | cmp -s - "$work/before.sql" || fail "refused merge changed the output"
 # The output may not be one of the inputs.
 "$lab" db merge "$work/shard_1.db" "$work/shard_1.db" 2>/dev/null && fail "OUT == IN accepted"
-echo "ok: 3 shards of smoke (--runs $runs) merged equal golden/smoke.tsv; re-merge, history, report, replay, conflict"
+echo "ok: 3 shards of smoke (--runs $runs) merged equal golden/smoke.tsv; every shard's controls kept, a failed one UNSOUND; re-merge, history, report, replay, conflict"

@@ -131,6 +131,7 @@ void PrintJson(const History& h, const std::string& db_path) {
       controls.push_back({{"control", r.name}, {"image", r.image}, {"round", r.round},
                           {"expect_red", r.expect_red}, {"observed_red", r.observed_red},
                           {"passed", r.passed}, {"run_id", r.run_id}});
+      if (!r.shard.empty()) controls.back()["shard"] = r.shard;
     }
     j["campaigns"].push_back({{"id", c.id}, {"name", c.name}, {"description", c.description},
                               {"seed", runner::SeedHex(c.seed)}, {"spec_sha256", c.spec_sha256},

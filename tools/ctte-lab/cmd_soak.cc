@@ -264,6 +264,7 @@ int RunSoakCommand(const SoakFlags& f) {
       cj.push_back({{"control", r.name}, {"image", r.image}, {"round", r.round},
                     {"expect_red", r.expect_red}, {"observed_red", r.observed_red},
                     {"passed", r.passed}, {"reason", r.reason}, {"run_id", r.run_id}});
+      if (!r.shard.empty()) cj.back()["shard"] = r.shard;
     }
     nlohmann::ordered_json j{
         {"campaign", s->campaign_name}, {"campaign_id", s->campaign_id},
