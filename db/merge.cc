@@ -191,7 +191,11 @@ class InputMerger {
       }
       const bool out_planned = find.Text(3) == "planned";
       const bool in_planned = sel.Text(5) == "planned";
-      if (out_planned && !in_planned) {  // a finished input run completes the planned row
+      const bool out_infra = find.Text(3) == "infra", in_infra = sel.Text(5) == "infra";
+      // Precedence: a finished input run completes a planned row, and a judged one (green,
+      // red, invalid) replaces an infra row (a shard re-run with --retry-infra merged later);
+      // an infra input never replaces a judged row. Only two judged results can disagree.
+      if ((out_planned && !in_planned) || (out_infra && !in_planned && !in_infra)) {
         auto copied = CopyRun(src_id, campaign.out_id, std::nullopt, out_id);
         if (!copied.ok()) return copied.status();
         (*origin_)[{campaign.out_id, idx}] = in_path_;
@@ -200,7 +204,7 @@ class InputMerger {
       }
       ++summary_->counts.runs_present;
       const std::string in_digest = sel.IsNull(9) ? "" : sel.Text(9);
-      if (!out_planned && !in_planned &&
+      if (!out_planned && !in_planned && !out_infra && !in_infra &&
           (find.Text(3) != sel.Text(5) || find.Text(4) != in_digest)) {
         summary_->differing_results.push_back(
             "campaign " + campaign.Label() + " index " + std::to_string(idx) + ": " + in_path_ +

@@ -7,7 +7,10 @@
 //    are re-pointed at the output's board ids, and replays at the output's ids of the runs they
 //    replay. Verdicts and stored stream bytes travel with their run.
 //  - Missing only. An original run the output already has finished is left alone; a planned one
-//    is completed in place by a finished input run. A replay already present (same campaign,
+//    is completed in place by a finished input run, and an infra one is replaced in place (its
+//    verdicts, stream and attempts those of the input) by a judged input run (green, red or
+//    invalid: a shard re-run with --retry-infra); an infra input run never replaces a judged one
+//    and is no differing result. A replay already present (same campaign,
 //    index, replayed run, start time, wall time, status, digest and config) is not added again.
 //    So merging an input twice, or into an output that holds part of the campaign, adds only
 //    what is missing. A campaign row keeps the earliest created_at of its copies.
@@ -40,7 +43,8 @@ struct MergeOptions {
 
 struct MergeCounts {
   uint64_t campaigns_added = 0;
-  uint64_t runs_added = 0;      ///< original runs new to the output (or completing a planned one)
+  uint64_t runs_added = 0;      ///< original runs new to the output (or completing a planned or
+                                ///< replacing an infra one)
   uint64_t runs_present = 0;    ///< original runs the output already had
   uint64_t replays_added = 0;
   uint64_t replays_present = 0;

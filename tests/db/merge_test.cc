@@ -287,6 +287,32 @@ TEST(MergeTest, AFinishedRunCompletesAPlannedOne) {
   EXPECT_TRUE(db->StreamOfRun(runs->at(0).id).ok());
 }
 
+// A shard whose run 4 was infra, then the same shard re-run with --retry-infra (green), merged
+// in that order: the green run replaces the infra row; merged the other way round, the infra
+// input leaves the green row alone. Neither is a differing result.
+TEST(MergeTest, AJudgedRunReplacesAnInfraOneAndAnInfraOneNeverReplacesAJudgedOne) {
+  const std::string infra = FreshDbPath("infra.db"), green = FreshDbPath("green.db");
+  {
+    auto db = OpenOrDie(infra);
+    auto cid = db->UpsertCampaign(Campaign("nightly", 7));
+    RunRecord r = MakeRun(*cid, 4, RunStatus::kInfra, "calls", "htm");
+    ASSERT_TRUE(db->RecordRun(r, {}).ok());
+  }
+  WriteShard(green, {4}, "board-a");
+  for (const bool infra_first : {true, false}) {
+    const std::string out = FreshDbPath(infra_first ? "out1.db" : "out2.db");
+    auto s = MergeDatabases(out, infra_first ? std::vector<std::string>{infra, green}
+                                             : std::vector<std::string>{green, infra});
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    for (const MergeInputSummary& in : s->inputs) EXPECT_TRUE(in.differing_results.empty());
+    auto db = OpenOrDie(out);
+    auto runs = db->RunsOfCampaign(db->Campaigns()->at(0).id);
+    ASSERT_EQ(runs->size(), 1u);
+    EXPECT_EQ(runs->at(0).run.status, RunStatus::kGreen) << "infra first: " << infra_first;
+    EXPECT_EQ(db->VerdictsOfRun(runs->at(0).id)->size(), 2u);
+  }
+}
+
 TEST(MergeTest, DifferingResultsForTheSameRunAreReportedAndTheOutputsKept) {
   const std::string in = FreshDbPath("in.db"), out = FreshDbPath("out.db");
   WriteShard(out, {4}, "board-a");
