@@ -45,12 +45,47 @@ Result<PayloadCache*> CacheOf(const ServerOptions& o, const std::string& op) {
   return o.state->cache;
 }
 
+// The image allowlist (ServerOptions::image_allowlist): checked on the bytes before the board
+// sees them.
+Status CheckAllowed(const ServerOptions& o, const DeployRequest& d) {
+  if (!o.image_allowlist) return Status::Ok();
+  if (d.bytes.empty()) {
+    return Status::InvalidArgument("image " + QuoteForMessage(d.name) +
+                                   ": this agent loads only images sent as payloads");
+  }
+  const std::string sha = Sha256Hex(d.bytes);
+  if (o.image_allowlist->count(sha) == 0) {
+    return Status::InvalidArgument("image " + QuoteForMessage(d.name) + " (sha256 " + sha +
+                                   ") is not in this agent's image allowlist (--image-dir); "
+                                   "refused before loading");
+  }
+  return Status::Ok();
+}
+
 // deploy: the image is the payload, or (payload_sha256 without a payload) a cached one. With a
 // cache, a received image is stored; a deploy of the image the board already holds (the
 // identity reads back its SHA-256 and the build id matches) is skipped.
 Frame Deploy(Board& board, const ServerOptions& options, uint64_t id, DeployRequest d,
              const std::string& payload_sha) {
+  if (options.payload_only) {
+    if (!d.path.empty()) {
+      return Response(id, Status::InvalidArgument(
+                              "deploy.path: this agent takes no path; send the image as a "
+                              "payload named by payload_sha256"));
+    }
+    if (payload_sha.empty()) {
+      return Response(id, Status::InvalidArgument("deploy.payload_sha256: missing; this agent "
+                                                  "takes images only as payloads"));
+    }
+  }
   if (!payload_sha.empty()) {
+    if (options.image_allowlist && options.image_allowlist->count(payload_sha) == 0) {
+      // Refused before the bytes are cached or the board sees them.
+      return Response(id, Status::InvalidArgument(
+                              "image " + QuoteForMessage(d.name) + " (sha256 " +
+                              QuoteForMessage(payload_sha) + ") is not in this agent's image "
+                              "allowlist (--image-dir); refused before loading"));
+    }
     Result<PayloadCache*> cache = CacheOf(options, "deploy");
     if (!cache.ok()) return Response(id, cache.status());
     if (d.bytes.empty()) {
@@ -64,20 +99,25 @@ Frame Deploy(Board& board, const ServerOptions& options, uint64_t id, DeployRequ
     } else {
       Result<std::string> put = (*cache)->Put(payload_sha, d.bytes);
       if (!put.ok()) return Response(id, put.status());
-      Log(options, "cached image " + d.name + " (" + std::to_string(d.bytes.size()) +
-                       " bytes) as " + payload_sha);
+      Log(options, "cached image " + QuoteForMessage(d.name) + " (" +
+                       std::to_string(d.bytes.size()) + " bytes) as " + payload_sha);
     }
+    const Status allowed = CheckAllowed(options, d);
+    if (!allowed.ok()) return Response(id, allowed);
     ServerState& st = *options.state;
     if (st.held && st.held->sha256 == payload_sha &&
         (d.expected_sha256.empty() || d.expected_sha256 == payload_sha) &&
         (d.expected_build_id == 0 || d.expected_build_id == st.held->build_id)) {
       Result<BoardIdentity> ident = board.Identify();
       if (ident.ok() && ident->image_sha256 == payload_sha) {
-        Log(options, "deploy of " + d.name + " skipped: the board holds sha256 " + payload_sha);
+        Log(options, "deploy of " + QuoteForMessage(d.name) + " skipped: the board holds sha256 " + payload_sha);
         return Response(id, Status::Ok(), Json{{"receipt", wire::ToJson(*st.held)}, {"skipped", true}});
       }
     }
     st.held.reset();
+  } else {
+    const Status allowed = CheckAllowed(options, d);
+    if (!allowed.ok()) return Response(id, allowed);
   }
   Result<DeployReceipt> r = board.Deploy(d);
   if (!r.ok()) return Response(id, r.status());
@@ -112,7 +152,9 @@ Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop,
   s = wire::GetStr(h, "", "op", &op);
   if (!s.ok()) return Response(id, s);
 
-  if (options.on_request && op != "heartbeat") options.on_request(op + " (id " + std::to_string(id) + ")");
+  if (options.on_request && op != "heartbeat") {
+    options.on_request(QuoteForMessage(op) + " (id " + std::to_string(id) + ")");
+  }
   if (op == "heartbeat") {
     *silent = true;
     return Frame{};
@@ -212,6 +254,22 @@ Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop,
     std::string workload_sha;
     s = wire::GetStr(h, "", "workload_sha256", &workload_sha, false);
     if (!s.ok()) return Response(id, s);
+    if (options.payload_only) {
+      if (!plan.workload_elf.empty()) {
+        return Response(id, Status::InvalidArgument(
+                                "plan.workload_elf: this agent takes no path; send the workload "
+                                "as a payload named by workload_sha256"));
+      }
+      if (!plan.fst_path.empty()) {
+        return Response(id, Status::InvalidArgument(
+                                "plan.fst_path: this agent writes no file a client names; "
+                                "waveforms are not served over the network"));
+      }
+      if (workload_sha.empty()) {
+        return Response(id, Status::InvalidArgument("run.workload_sha256: missing; this agent "
+                                                    "takes workloads only as payloads"));
+      }
+    }
     if (!workload_sha.empty()) {  // the workload is a cached payload, not a path on this disk
       Result<PayloadCache*> cache = CacheOf(options, "run");
       if (!cache.ok()) return Response(id, cache.status());
@@ -232,14 +290,14 @@ Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop,
     *stop = true;
     return Response(id, s);
   }
-  if (options.test_ops) {
+  if (options.test_ops && !options.payload_only) {
     if (op == "TEST_abort") std::abort();
     if (op == "TEST_exit") ::_exit(3);
     if (op == "TEST_hang") {
       for (;;) ::pause();
     }
   }
-  return Response(id, Status::InvalidArgument("unknown op '" + op + "'"));
+  return Response(id, Status::InvalidArgument("unknown op " + QuoteForMessage(op)));
 }
 // The id of a request (0 when unreadable), for its heartbeats.
 uint64_t RequestId(const std::string& header) {

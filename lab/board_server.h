@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "base/status.h"
@@ -35,7 +36,16 @@ struct ServerOptions {
   /// > 0: while a request executes, a {"heartbeat": true} frame with its id goes to the client
   /// every heartbeat_ms (the client tells a slow run from a dead agent). 0: none.
   int heartbeat_ms = 0;
-  /// Called with "OP (id N)" for every request read (the agent logs it with its peer).
+  /// The agent (`ctte-board --listen`): no path a client sends is used. A deploy's image comes
+  /// as a payload named by payload_sha256, a run's workload as workload_sha256; a deploy
+  /// `path`, a non-empty `plan.workload_elf` or `plan.fst_path`, a run without workload_sha256
+  /// and the TEST_* ops are refused (InvalidArgument) before the board is called.
+  bool payload_only = false;
+  /// When set: the SHA-256 digests of the only images deploy may hand to the board (a simulated
+  /// board dlopens its image). Anything else is refused before the board sees it.
+  std::optional<std::set<std::string>> image_allowlist;
+  /// Called with "OP (id N)" for every request read, OP quoted and cut (base/text.h
+  /// QuoteForMessage): the agent logs it with its peer.
   std::function<void(const std::string&)> on_request;
 };
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -192,9 +193,13 @@ Result<Frame> FrameReader::Read(int timeout_ms) {
   if (eof) s = StreamTruncatedError("stream ended inside a frame at stream offset " +
                                   std::to_string(offset_));
   if (!s.ok()) return s;
-  f.payload.resize(plen);
-  if (plen > 0) {
-    s = ReadExact(f.payload.data(), plen, deadline, &eof);
+  // The payload grows as its bytes arrive (kPayloadChunkBytes at a time): a prefix announcing a
+  // large payload pins no memory before the peer has sent the bytes.
+  while (f.payload.size() < plen) {
+    const size_t have = f.payload.size();
+    const size_t n = std::min<size_t>(kPayloadChunkBytes, plen - have);
+    f.payload.resize(have + n);
+    s = ReadExact(f.payload.data() + have, n, deadline, &eof);
     if (eof) s = StreamTruncatedError("stream ended inside a frame at stream offset " +
                                     std::to_string(offset_));
     if (!s.ok()) return s;

@@ -22,6 +22,8 @@ inline constexpr char kFrameMagic[4] = {'C', 'T', 'B', '1'};
 inline constexpr uint32_t kFramePrefixBytes = 12;
 inline constexpr uint32_t kMaxHeaderBytes = 1u << 20;
 inline constexpr uint32_t kMaxPayloadBytes = 512u << 20;
+/// FrameReader grows a payload by at most this much per read, as the bytes arrive.
+inline constexpr uint32_t kPayloadChunkBytes = 1u << 20;
 
 struct Frame {
   std::string header;            ///< JSON text

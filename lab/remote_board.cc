@@ -276,6 +276,7 @@ Result<Capture> RemoteBoard::Run(const RunPlan& plan) {
     CTTE_ASSIGN_OR_RETURN(const std::string sha,
                           EnsurePayload(elf));
     f["workload_sha256"] = sha;
+    f["plan"]["workload_elf"] = "";  // a path of this host means nothing to the agent
   }
   CTTE_ASSIGN_OR_RETURN(Reply r, Call("run", std::move(f), {}, options_.run_timeout_ms));
   CTTE_ASSIGN_OR_RETURN(const Json* j, Member(r.header, "run", "capture"));
@@ -309,6 +310,11 @@ Status RemoteBoard::SendHeartbeat(int timeout_ms) {
 
 Status RemoteBoard::TEST_Request(const std::string& op, int timeout_ms) {
   return Call(op, Json::object(), {}, timeout_ms).status();
+}
+
+Status RemoteBoard::TEST_Request(const std::string& op, const nlohmann::json& fields,
+                                 std::vector<uint8_t> payload, int timeout_ms) {
+  return Call(op, fields, std::move(payload), timeout_ms).status();
 }
 
 }  // namespace ctte::lab

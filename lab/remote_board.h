@@ -70,6 +70,9 @@ class RemoteBoard : public Board {
 
   // Extra methods (for testing): send a raw op (e.g. "TEST_abort") and wait for the answer.
   Status TEST_Request(const std::string& op, int timeout_ms);
+  /// The same with request fields and a payload (hostile requests in tests/net/).
+  Status TEST_Request(const std::string& op, const nlohmann::json& fields,
+                      std::vector<uint8_t> payload, int timeout_ms);
 
  private:
   struct Reply;  // the response header (parsed JSON) and payload

@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -47,6 +48,7 @@ Result<std::unique_ptr<Agent>> Agent::Listen(Board& board, AgentOptions options)
   Agent* self = a.get();
   a->state_.log = [self](const std::string& line) { self->Log(LogLevel::kInfo, line); };
   a->options_.server.state = &a->state_;
+  a->options_.server.payload_only = true;
   a->options_.server.heartbeat_ms = a->options_.heartbeat_ms;
   boost::system::error_code ec;
   const auto addr = asio::ip::make_address(a->options_.host, ec);
@@ -178,10 +180,21 @@ bool Agent::Handshake(Conn& c) {
     ++refused_;
     boost::system::error_code ec;
     c.tls->lowest_layer().close(ec);
-    Log(LogLevel::kWarn, "dropped " + c.peer + ": TLS handshake failed: " + hs_ec.message());
+    Log(LogLevel::kWarn, "dropped " + c.peer + ": TLS handshake failed: " + hs_ec.message() +
+                             VerifyReason(*c.tls));
     return false;
   }
   c.name = PeerCommonName(*c.tls);
+  const auto& allow = options_.allow;
+  if (!allow.empty() && std::find(allow.begin(), allow.end(), c.name) == allow.end()) {
+    ++refused_;
+    boost::system::error_code ec;
+    c.tls->lowest_layer().shutdown(Tcp::socket::shutdown_both, ec);
+    c.tls->lowest_layer().close(ec);
+    Log(LogLevel::kWarn, "refused " + c.peer + ": client certificate " + QuoteForMessage(c.name) +
+                             " is not in this agent's allowlist (--allow)");
+    return false;
+  }
   return true;
 }
 

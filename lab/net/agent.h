@@ -2,8 +2,10 @@
 // TLS client at a time. Mutual TLS: the client must present a certificate signed by the lab CA
 // (TLS 1.2+). After the handshake the decrypted bytes are bridged to ServeBoard over a
 // socketpair (lab/board_server.h), so framing, frame limits and the ops live in one place. A
-// peer that fails the handshake (plain TCP, garbage, no certificate, another CA) or says nothing
-// within the handshake timeout is dropped and logged with its address; the agent keeps serving.
+// peer that fails the handshake (plain TCP, garbage, no certificate, another CA, a revoked or
+// expired certificate, a certificate without clientAuth, i.e. not a runner's) or says nothing
+// within the handshake timeout is dropped and logged with its address; so is a runner whose
+// name is not in the agent's allowlist. The agent keeps serving.
 //
 // Leases: the client that holds the session holds the board's lease. Another client that
 // completes the handshake meanwhile gets one error response (id 0, code Unavailable) "busy:
@@ -30,6 +32,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "lab/board.h"
@@ -52,6 +55,12 @@ struct AgentOptions {
   int heartbeat_ms = 1'000;
   /// The payload cache folder; "" = a new temporary folder, removed with the agent.
   std::string cache_dir;
+  /// Certificate names (CN) of the runners this agent serves; a client certificate of the lab
+  /// CA with another name is refused after the handshake, with the reason logged. Empty: every
+  /// runner certificate of the lab CA (ctte-board --listen requires a list).
+  std::vector<std::string> allow;
+  /// The protocol server's options; Listen() sets payload_only (no client path is used, no
+  /// TEST_* op), the cache state and the heartbeats.
   ServerOptions server;
   /// Where log lines go (default: stderr, "ctte-board: <line>"). kWarn: a dropped or refused
   /// peer; kInfo: sessions and leases; kDebug: the bridge's details.

@@ -1,13 +1,65 @@
 #include "lab/net/tls_bridge.h"
 
+#include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
+#include <cstdio>
 #include <chrono>
+#include <cstring>
 
 namespace ctte::lab::net {
+
+namespace {
+
+// A private key another user could read is a key another user holds: refused.
+Status CheckKeyMode(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) {
+    return Status::InvalidArgument("TLS key " + path + ": " + std::strerror(errno));
+  }
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return Status::InvalidArgument("TLS key " + path + " has mode " + mode +
+                                   ": group or others may access it; chmod 600 it");
+  }
+  return Status::Ok();
+}
+
+std::string CrlPath(const TlsFiles& files) {
+  if (!files.crl.empty()) return files.crl;
+  const size_t slash = files.ca.rfind('/');
+  const std::string beside = (slash == std::string::npos ? std::string() : files.ca.substr(0, slash + 1)) +
+                             "crl.pem";
+  struct stat st{};
+  return ::stat(beside.c_str(), &st) == 0 ? beside : std::string();
+}
+
+// Loads the CA's revocation list into the context's store and turns the check on.
+Status LoadCrl(SSL_CTX* ctx, const std::string& path) {
+  BIO* bio = BIO_new_file(path.c_str(), "r");
+  X509_CRL* crl = bio != nullptr ? PEM_read_bio_X509_CRL(bio, nullptr, nullptr, nullptr) : nullptr;
+  BIO_free(bio);
+  if (crl == nullptr) {
+    ERR_clear_error();
+    return Status::InvalidArgument("TLS revocation list " + path + ": not a PEM X.509 CRL");
+  }
+  X509_STORE* store = SSL_CTX_get_cert_store(ctx);
+  const bool ok = X509_STORE_add_crl(store, crl) == 1 &&
+                  X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK) == 1;
+  X509_CRL_free(crl);
+  if (!ok) return Status::Internal("TLS revocation list " + path + ": cannot load it");
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<std::unique_ptr<asio::ssl::context>> MakeTlsContext(const TlsFiles& files, bool server) {
   auto ctx = std::make_unique<asio::ssl::context>(server ? asio::ssl::context::tls_server
@@ -17,11 +69,13 @@ Result<std::unique_ptr<asio::ssl::context>> MakeTlsContext(const TlsFiles& files
                        asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
                        asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use,
                    ec);
+  if (ec) return Status::Internal("TLS options: " + ec.message());
   if (SSL_CTX_set_min_proto_version(ctx->native_handle(), TLS1_2_VERSION) != 1) {
     return Status::Internal("TLS: cannot require TLS 1.2");
   }
   ctx->use_certificate_chain_file(files.cert, ec);
   if (ec) return Status::InvalidArgument("TLS certificate " + files.cert + ": " + ec.message());
+  CTTE_RETURN_IF_ERROR(CheckKeyMode(files.key));
   ctx->use_private_key_file(files.key, asio::ssl::context::pem, ec);
   if (ec) return Status::InvalidArgument("TLS key " + files.key + ": " + ec.message());
   if (SSL_CTX_check_private_key(ctx->native_handle()) != 1) {
@@ -29,6 +83,14 @@ Result<std::unique_ptr<asio::ssl::context>> MakeTlsContext(const TlsFiles& files
   }
   ctx->load_verify_file(files.ca, ec);
   if (ec) return Status::InvalidArgument("TLS CA " + files.ca + ": " + ec.message());
+  const std::string crl = CrlPath(files);
+  if (!crl.empty()) CTTE_RETURN_IF_ERROR(LoadCrl(ctx->native_handle(), crl));
+  // The peer's extended key usage must fit its side: an agent takes only clientAuth (runner)
+  // certificates, a runner only serverAuth (board) ones (OpenSSL's purpose check).
+  if (SSL_CTX_set_purpose(ctx->native_handle(),
+                          server ? X509_PURPOSE_SSL_CLIENT : X509_PURPOSE_SSL_SERVER) != 1) {
+    return Status::Internal("TLS: cannot set the peer certificate purpose");
+  }
   ctx->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
   return ctx;
 }
@@ -40,6 +102,12 @@ std::string CommonName(X509* cert) {
     return "";
   }
   return buf;
+}
+
+std::string VerifyReason(TlsStream& tls) {
+  const long r = SSL_get_verify_result(tls.native_handle());
+  if (r == X509_V_OK) return "";
+  return std::string(" (certificate: ") + X509_verify_cert_error_string(r) + ")";
 }
 
 std::string PeerCommonName(TlsStream& tls) {

@@ -30,6 +30,10 @@ Result<std::unique_ptr<asio::ssl::context>> MakeTlsContext(const TlsFiles& files
 /// The peer certificate's CN, "" when none.
 std::string PeerCommonName(TlsStream& tls);
 
+/// After a failed handshake: " (certificate: REASON)" when the peer's certificate failed
+/// verification (revoked, expired, unsuitable purpose, ...), else "".
+std::string VerifyReason(TlsStream& tls);
+
 /// "CN" of a certificate, "" when none.
 std::string CommonName(X509* cert);
 

@@ -58,11 +58,11 @@ TEST(NetAgentTest, IssuedFilesAreKeyedAndNeverOverwritten) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   ASSERT_EQ(::stat((pki.ca() + "/ca.key").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  const Status again = IssueCertificate("runner", pki.ca(), pki.dir() + "/certs");
+  const Status again = IssueCertificate("runner", pki.ca(), pki.dir() + "/certs", IssueOptions{});
   EXPECT_FALSE(again.ok());
   EXPECT_NE(again.message().find("refusing to overwrite"), std::string::npos) << again.message();
   EXPECT_FALSE(InitCa(pki.ca()).ok());
-  EXPECT_FALSE(IssueCertificate("bad name/..", pki.ca(), pki.dir()).ok());
+  EXPECT_FALSE(IssueCertificate("bad name/..", pki.ca(), pki.dir(), IssueOptions{}).ok());
 }
 
 TEST(NetAgentImageTest, GoodClientDeploysAndRunsAWorkload) {

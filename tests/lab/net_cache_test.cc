@@ -99,9 +99,9 @@ TEST(NetCacheTest, ASecondRunSendsOnlyHashesAndACorruptedEntryIsFetchedAgain) {
   EXPECT_EQ(*sha, p.elf_sha);
   const std::string log = agent.log();
   EXPECT_NE(log.find("was corrupted"), std::string::npos) << log;
-  EXPECT_NE(log.find("deploy of fake-image skipped"), std::string::npos) << log;
+  EXPECT_NE(log.find("deploy of \"fake-image\" skipped"), std::string::npos) << log;
   EXPECT_NE(log.find("'runner' at 127.0.0.1:"), std::string::npos) << log;
-  EXPECT_NE(log.find(": run (id "), std::string::npos) << log;  // each request, by peer
+  EXPECT_NE(log.find(": \"run\" (id "), std::string::npos) << log;  // each request, by peer
 }
 
 TEST(NetCacheTest, APayloadThatDoesNotMatchItsHashIsRefused) {

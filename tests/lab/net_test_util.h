@@ -36,10 +36,11 @@ class Pki {
     other_ = dir_ + "/other-ca";
     EXPECT_TRUE(InitCa(ca_).ok());
     EXPECT_TRUE(InitCa(other_).ok());
-    for (const char* n : {"board-a", "board-b", "runner"}) {
-      EXPECT_TRUE(IssueCertificate(n, ca_, dir_ + "/certs").ok());
+    for (const char* n : {"board-a", "board-b"}) {
+      EXPECT_TRUE(IssueCertificate(n, ca_, dir_ + "/certs", IssueOptions{.role = Role::kBoard}).ok());
     }
-    EXPECT_TRUE(IssueCertificate("runner", other_, dir_ + "/other").ok());
+    EXPECT_TRUE(IssueCertificate("runner", ca_, dir_ + "/certs", IssueOptions{}).ok());
+    EXPECT_TRUE(IssueCertificate("runner", other_, dir_ + "/other", IssueOptions{}).ok());
   }
   ~Pki() {
     std::error_code ec;

@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +31,45 @@ TEST(ProtocolTest, FrameRoundTripsThroughBytes) {
   EXPECT_EQ(used, bytes.size());
   EXPECT_EQ(g->header, f.header);
   EXPECT_EQ(g->payload, f.payload);
+}
+
+// Resident memory of this process in bytes (/proc/self/statm), 0 when unreadable.
+uint64_t ResidentBytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long long size = 0, resident = 0;
+  const int n = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) : 0;
+}
+
+// Issue #27 (M6): a 12-byte prefix announcing the largest payload pins no memory before the
+// bytes come; the reader grows the payload as they arrive (kPayloadChunkBytes at a time).
+TEST(ProtocolTest, AnAnnouncedPayloadReservesNoMemoryBeforeItsBytesArrive) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  std::vector<uint8_t> prefix = EncodeFrame(Frame{"{}", {}});
+  const uint32_t plen = kMaxPayloadBytes;
+  for (int i = 0; i < 4; ++i) prefix[8 + i] = static_cast<uint8_t>(plen >> (8 * i));
+  prefix.push_back(0xab);  // one payload byte
+  ASSERT_EQ(::write(sv[1], prefix.data(), prefix.size()), static_cast<ssize_t>(prefix.size()));
+  const uint64_t before = ResidentBytes();
+  ASSERT_GT(before, 0u);
+  uint64_t during = 0;
+  std::thread reader([&] {
+    FrameReader r(sv[0]);
+    Result<Frame> f = r.Read(1'500);  // waits for bytes that never come
+    EXPECT_FALSE(f.ok());
+    EXPECT_EQ(f.status().code(), Status::Code::kTimeout) << f.status().ToString();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  during = ResidentBytes();
+  reader.join();
+  ::close(sv[0]);
+  ::close(sv[1]);
+  EXPECT_LT(during, before + (uint64_t{64} << 20))
+      << "resident " << before << " -> " << during << " bytes while 1 of " << plen
+      << " payload bytes had arrived";
 }
 
 TEST(ProtocolTest, IncompleteFrameAsksForMore) {

@@ -1,9 +1,11 @@
 # Shared set-up of the two-agent lab for the network tests and bench (sourced, not run):
 # tests/net/net_soak_lab_test.sh, tests/net/net_soak_kill_test.sh, bench/net_soak_bench.sh.
-# Needs $lab (ctte-lab) and $board (ctte-board). Gives:
+# Needs $lab (ctte-lab), $board (ctte-board) and $build (the build folder). Gives:
 #   $work            a fresh folder, removed on exit with every process in $pids
-#   net_lab_certs    a lab CA and certificates for board-a, board-b and runner
-#   start_agent NAME an agent on 127.0.0.1:0 with NAME's certificate; sets $port and $agent_pid
+#   net_lab_certs    a lab CA and certificates for board-a, board-b (role board) and runner
+#                    (role runner)
+#   start_agent NAME an agent on 127.0.0.1:0 with NAME's certificate, serving the runner and
+#                    loading only the images in $build/images; sets $port and $agent_pid
 #   write_lab_json A_PORT B_PORT [B_EXTRA]   $work/lab.json naming the two agents
 work=$(mktemp -d)
 pids=()
@@ -16,16 +18,17 @@ trap net_lab_cleanup EXIT
 
 net_lab_certs() {
   "$lab" lab init-ca "$work/ca" >/dev/null
-  for n in board-a board-b runner; do
-    "$lab" lab issue "$n" --ca "$work/ca" --out "$work/certs" >/dev/null
+  for n in board-a board-b; do
+    "$lab" lab issue "$n" --role board --ca "$work/ca" --out "$work/certs" >/dev/null
   done
+  "$lab" lab issue runner --role runner --ca "$work/ca" --out "$work/certs" >/dev/null
 }
 
 start_agent() {  # NAME -> sets port, agent_pid
   local name=$1
   : >"$work/$name.log"  # exists before the background agent's redirection creates it
   "$board" --listen tcp:127.0.0.1:0 --cert "$work/certs/$name.crt" --key "$work/certs/$name.key" \
-    --ca "$work/ca/ca.crt" 2>"$work/$name.log" &
+    --ca "$work/ca/ca.crt" --allow runner --image-dir "$build/images" 2>"$work/$name.log" &
   agent_pid=$!
   pids+=($agent_pid)
   for _ in $(seq 100); do

@@ -21,7 +21,7 @@ soak_pid=$!
 pids+=($soak_pid)
 # Kill board-b as soon as it has started its fourth run (a run request in flight).
 for _ in $(seq 600); do
-  n=$(grep -c ': run (id ' "$work/board-b.log" || true)
+  n=$(grep -c ': "run" (id ' "$work/board-b.log" || true)
   [ "$n" -ge 4 ] && break
   sleep 0.05
 done

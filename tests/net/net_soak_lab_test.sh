@@ -11,7 +11,7 @@ lab=$build/bin/ctte-lab board=$build/bin/ctte-board
 . "$src/tests/net/net_lab.sh"
 net_lab_certs
 [ "$(stat -c %a "$work/certs/runner.key")" = 600 ] || { echo "FAIL: key not 0600"; exit 1; }
-if "$lab" lab issue runner --ca "$work/ca" --out "$work/certs" 2>/dev/null; then
+if "$lab" lab issue runner --role runner --ca "$work/ca" --out "$work/certs" 2>/dev/null; then
   echo "FAIL: issue overwrote an existing key"; exit 1
 fi
 

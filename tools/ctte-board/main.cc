@@ -3,9 +3,11 @@
 // docs/zynq-board.md; --sysroot DIR prefixes every path it touches).
 //   ctte-board --stdio             protocol on stdin/stdout (how RemoteBoard runs it)
 //   ctte-board --unix PATH         listen on a Unix socket, one client at a time
-//   ctte-board --listen tcp:HOST:PORT --cert F --key F --ca F
-//                                  a TLS board agent (mutual TLS, lab/net/agent.h), one client
-//                                  at a time; peers that fail the handshake are dropped and logged
+//   ctte-board --listen tcp:HOST:PORT --cert F --key F --ca F --allow RUNNER[,RUNNER]
+//              [--image-dir DIR]   a TLS board agent (mutual TLS, lab/net/agent.h), one client
+//                                  at a time; peers that fail the handshake or are not allowed
+//                                  are dropped and logged. Payloads only: no client path is used;
+//                                  a simulated board loads only the images in --image-dir.
 // Exit: 0 after shutdown or end of stream, 2 on usage, setup or protocol errors.
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_sinks.h>
@@ -18,9 +20,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
+#include "base/sha256.h"
 #include "base/version.h"
 #include "lab/board_server.h"
 #include "lab/net/agent.h"
@@ -98,6 +105,62 @@ bool ParseListen(const std::string& spec, std::string* host, uint16_t* port) {
   return true;
 }
 
+// Names from "a,b" and from a file (one a line, '#' comments); false with *err on a bad name.
+bool AllowList(const std::string& list, const std::string& file, std::vector<std::string>* out,
+               std::string* err) {
+  std::vector<std::string> raw;
+  size_t start = 0;
+  while (start <= list.size() && !list.empty()) {
+    const size_t comma = list.find(',', start);
+    raw.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (!file.empty()) {
+    std::ifstream in(file);
+    if (!in) {
+      *err = "--allow-file " + file + ": cannot read it";
+      return false;
+    }
+    std::string line;
+    while (std::getline(in, line)) {
+      line = line.substr(0, line.find('#'));
+      const size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
+      if (b != std::string::npos) raw.push_back(line.substr(b, e - b + 1));
+    }
+  }
+  for (const std::string& n : raw) {
+    const bool ok = !n.empty() && n.size() <= 63 &&
+                    n.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789-.") == std::string::npos;
+    if (!ok) {
+      *err = "allowed runner name '" + n + "': use 1..63 letters, digits, '-' and '.'";
+      return false;
+    }
+    out->push_back(n);
+  }
+  return true;
+}
+
+// The SHA-256 of every regular file directly in dir (the images this agent may load).
+bool ImageDigests(const std::string& dir, std::set<std::string>* out, std::string* err) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file()) continue;
+    ctte::Result<std::string> sha = ctte::Sha256File(e.path().string());
+    if (!sha.ok()) {
+      *err = sha.status().ToString();
+      return false;
+    }
+    out->insert(*sha);
+  }
+  if (ec) {
+    *err = "--image-dir " + dir + ": " + ec.message();
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -129,10 +192,20 @@ int main(int argc, char** argv) {
   app.add_option("--cert", agent.tls.cert, "agent certificate (PEM, from ctte-lab lab issue)");
   app.add_option("--key", agent.tls.key, "agent private key (PEM)");
   app.add_option("--ca", agent.tls.ca, "lab CA certificate (PEM); clients must chain to it");
-  app.add_option("--handshake-timeout", handshake_s, "seconds a peer has for the TLS handshake");
+  app.add_option("--handshake-timeout", handshake_s,
+                 "seconds a peer has for the TLS handshake (1..600, default 10)")
+      ->check(CLI::Range(1, 600));
   app.add_option("--lease-timeout", idle_s,
                  "seconds without a request or heartbeat from the client before its lease expires "
-                 "(default 30)");
+                 "(1..86400, default 30)")
+      ->check(CLI::Range(1, 86400));
+  std::string allow, allow_file, image_dir;
+  app.add_option("--allow", allow, "runner certificate names this agent serves (comma-separated)");
+  app.add_option("--allow-file", allow_file, "file of runner names this agent serves, one a line");
+  app.add_option("--crl", agent.tls.crl,
+                 "lab CA revocation list (PEM; default: crl.pem beside --ca when present)");
+  app.add_option("--image-dir", image_dir,
+                 "sim: the only images this agent loads are the files in DIR (by SHA-256)");
   app.add_option("--cache-dir", agent.cache_dir,
                  "payload cache folder (images, workloads by SHA-256; default: a temporary one)");
   app.add_option("--log-level", log_level, "agent log level: debug, info, warn (default info)")
@@ -158,10 +231,35 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ctte-board: --listen needs --cert, --key and --ca\n");
       return 2;
     }
-    if (handshake_s <= 0 || idle_s <= 0) {
-      std::fprintf(stderr, "ctte-board: --handshake-timeout and --lease-timeout must be > 0\n");
+    if (server.test_ops) {
+      std::fprintf(stderr, "ctte-board: --test-ops is refused with --listen (any client could "
+                           "end the agent)\n");
       return 2;
     }
+    std::string err;
+    if (!AllowList(allow, allow_file, &agent.allow, &err)) {
+      std::fprintf(stderr, "ctte-board: %s\n", err.c_str());
+      return 2;
+    }
+    if (agent.allow.empty()) {
+      std::fprintf(stderr, "ctte-board: --listen needs --allow RUNNER[,RUNNER...] or "
+                           "--allow-file FILE: the runners this agent serves\n");
+      return 2;
+    }
+    if (board_kind == "sim" && image_dir.empty()) {
+      std::fprintf(stderr, "ctte-board: --listen with a simulated board needs --image-dir DIR: "
+                           "it loads (dlopens) only the images there\n");
+      return 2;
+    }
+    if (!image_dir.empty()) {
+      std::set<std::string> digests;
+      if (!ImageDigests(image_dir, &digests, &err)) {
+        std::fprintf(stderr, "ctte-board: %s\n", err.c_str());
+        return 2;
+      }
+      server.image_allowlist = std::move(digests);
+    }
+    // Checked ranges above: at most 86400 * 1000, well inside an int.
     agent.handshake_timeout_ms = handshake_s * 1000;
     agent.lease_timeout_ms = idle_s * 1000;
     agent.server = server;

@@ -1,0 +1,435 @@
+// The hostile-peer suite (issue #27): one live agent on 127.0.0.1 (lab/net/agent.h, serving a
+// counting FakeBoard, allowlist {runner, revoked, expired}, an image allowlist of one image)
+// and a table of peers that try what a stolen or foreign certificate, or a runner holding a
+// valid one, should not be able to do:
+//   tls    no certificate, another CA, a revoked, an expired, a board's (serverAuth only)
+//          certificate, a runner not on the allowlist, plain TCP, garbage, silence;
+//   frame  an oversized header length, a truncated frame;
+//   op     every path field (deploy.path, plan.workload_elf, plan.fst_path) aimed at a canary
+//          file, payload fields missing, an image not on the allowlist (sent or cached), unknown
+//          and TEST_* ops, huge names, log injection through the op and the image name.
+// Each case must be refused with the stated reason (in the reply, or in the agent's log), the
+// board must not see a refused deploy or run, the canary must be neither read back, changed nor
+// created, no reply may carry the canary's digest, and a good runner is served after every case.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <ostream>
+#include <memory>
+#include <set>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/sha256.h"
+#include "lab/net/agent.h"
+#include "lab/net/net_board.h"
+#include "lab/net/pki.h"
+#include "lab/wire.h"
+#include "tests/lab/fake_board.h"
+#include "tests/lab/net_test_util.h"
+
+namespace ctte::lab::net {
+namespace {
+
+using Json = nlohmann::json;
+
+// A FakeBoard that counts the deploys and runs that reach it.
+class CountingBoard : public FakeBoard {
+ public:
+  Result<DeployReceipt> Deploy(const DeployRequest& r) override {
+    ++deploys;
+    return FakeBoard::Deploy(r);
+  }
+  Result<Capture> Run(const RunPlan& p) override {
+    ++runs;
+    return FakeBoard::Run(p);
+  }
+  std::atomic<int> deploys{0}, runs{0};
+};
+
+std::vector<uint8_t> Bytes(const std::string& s) { return {s.begin(), s.end()}; }
+
+// What a case can refer to.
+struct World {
+  std::string canary;        ///< a secret file the agent could read
+  std::string canary_sha;    ///< its SHA-256: no reply may carry it
+  std::string fst_target;    ///< a path the agent must not create
+  std::vector<uint8_t> good_image, bad_image, workload;
+  std::string good_sha, bad_sha, workload_sha;
+};
+
+World& W() {
+  static World w;
+  return w;
+}
+
+Json Plan(const std::string& elf, const std::string& fst = "") {
+  RunPlan p;
+  p.workload_elf = elf;
+  p.fst_path = fst;
+  p.ring_bytes = 16;
+  return wire::ToJson(p);
+}
+
+enum class Kind { kTls, kFrame, kOp };
+
+struct Case {
+  const char* name;
+  Kind kind;
+  /// kTls: connect with these files (nullptr: no certificate at all). kFrame: raw bytes. kOp:
+  /// the request.
+  std::function<TlsFiles(const Pki&)> tls;
+  std::function<std::string()> raw;
+  const char* op = "";
+  std::function<Json()> fields;
+  std::function<std::vector<uint8_t>()> payload;
+  /// kOp: put these bytes in the agent's cache first (a cached image off the allowlist).
+  std::function<std::vector<uint8_t>()> put_first;
+  const char* expect;  ///< in the reply (kOp) or the agent's log (kTls, kFrame)
+};
+
+// GoogleTest and ctest name a case by this.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+std::string Prefix(uint32_t hlen, uint32_t plen) {
+  std::string p("CTB1", 4);
+  for (int i = 0; i < 4; ++i) p.push_back(static_cast<char>((hlen >> (8 * i)) & 0xff));
+  for (int i = 0; i < 4; ++i) p.push_back(static_cast<char>((plen >> (8 * i)) & 0xff));
+  return p;
+}
+
+const std::string kZeros(64, '0');
+
+const Case kCases[] = {
+    // --- TLS: who may connect ---
+    {"NoCertificate", Kind::kTls, nullptr, {}, "", {}, {}, {}, "TLS handshake failed"},
+    {"OtherCa", Kind::kTls, [](const Pki& p) { return p.ForeignRunner(); }, {}, "", {}, {}, {},
+     "certificate: unable to get local issuer certificate"},
+    {"RevokedRunner", Kind::kTls, [](const Pki& p) { return p.Files("revoked"); }, {}, "", {}, {},
+     {}, "certificate: certificate revoked"},
+    {"ExpiredRunner", Kind::kTls, [](const Pki& p) { return p.Files("expired"); }, {}, "", {}, {},
+     {}, "certificate: certificate has expired"},
+    {"BoardCertificateAsClient", Kind::kTls,
+     [](const Pki& p) {
+       TlsFiles f = p.Files("board-b");  // serverAuth only: a board's key cannot drive an agent
+       return f;
+     },
+     {}, "", {}, {}, {}, "certificate: unsuitable certificate purpose"},
+    {"RunnerNotOnAllowlist", Kind::kTls, [](const Pki& p) { return p.Files("runner-b"); }, {}, "",
+     {}, {}, {}, "\"runner-b\" is not in this agent's allowlist"},
+    // --- framing (inside a good TLS session; the session ends, the agent goes on) ---
+    {"OversizedHeader", Kind::kFrame, {}, [] { return Prefix((1u << 20) + 1, 0); }, "", {}, {}, {},
+     "frame header length 1048577 out of range"},
+    {"OversizedPayload", Kind::kFrame, {}, [] { return Prefix(2, 0xffffffffu) + "{}"; }, "", {}, {},
+     {}, "frame payload length 4294967295 exceeds"},
+    {"BadMagic", Kind::kFrame, {}, [] { return std::string("XXXX") + std::string(8, '\0'); }, "",
+     {}, {}, {}, "bad frame magic"},
+    {"TruncatedFrame", Kind::kFrame, {}, [] { return Prefix(100'000, 0) + "{\"v\":1"; }, "", {}, {},
+     {}, "stream ended inside a frame"},
+    // --- ops: paths ---
+    {"DeployPath", Kind::kOp, {}, {}, "deploy",
+     [] { return Json{{"name", "x"}, {"path", W().canary}}; }, {}, {}, "deploy.path"},
+    {"DeployPathAsHashOracle", Kind::kOp, {}, {}, "deploy",
+     [] { return Json{{"name", "x"}, {"path", W().canary}, {"expected_sha256", kZeros}}; }, {}, {},
+     "deploy.path"},
+    {"DeployPathWithPayload", Kind::kOp, {}, {}, "deploy",
+     [] {
+       return Json{{"name", "x"}, {"path", W().canary}, {"payload_sha256", W().good_sha}};
+     },
+     [] { return W().good_image; }, {}, "deploy.path"},
+    {"DeployWithoutPayloadName", Kind::kOp, {}, {}, "deploy", [] { return Json{{"name", "x"}}; },
+     [] { return W().good_image; }, {}, "payload_sha256: missing"},
+    {"RunWorkloadPath", Kind::kOp, {}, {}, "run", [] { return Json{{"plan", Plan(W().canary)}}; },
+     {}, {}, "plan.workload_elf"},
+    {"RunWorkloadPathBesideHash", Kind::kOp, {}, {}, "run",
+     [] { return Json{{"plan", Plan(W().canary)}, {"workload_sha256", W().workload_sha}}; }, {},
+     [] { return W().workload; }, "plan.workload_elf"},
+    {"RunFstPath", Kind::kOp, {}, {}, "run",
+     [] {
+       return Json{{"plan", Plan("", W().fst_target)}, {"workload_sha256", W().workload_sha}};
+     },
+     {}, [] { return W().workload; }, "plan.fst_path"},
+    {"RunWithoutWorkloadHash", Kind::kOp, {}, {}, "run", [] { return Json{{"plan", Plan("")}}; },
+     {}, {}, "workload_sha256: missing"},
+    // --- ops: native code only from the agent's trust ---
+    {"ImageNotOnAllowlist", Kind::kOp, {}, {}, "deploy",
+     [] { return Json{{"name", "evil"}, {"payload_sha256", W().bad_sha}}; },
+     [] { return W().bad_image; }, {}, "not in this agent's image allowlist"},
+    {"CachedImageNotOnAllowlist", Kind::kOp, {}, {}, "deploy",
+     [] { return Json{{"name", "evil"}, {"payload_sha256", W().bad_sha}}; }, {},
+     [] { return W().bad_image; }, "not in this agent's image allowlist"},
+    // --- ops: names and unknown ops ---
+    {"UnknownOp", Kind::kOp, {}, {}, "frobnicate", [] { return Json::object(); }, {}, {},
+     "unknown op \"frobnicate\""},
+    {"TestAbort", Kind::kOp, {}, {}, "TEST_abort", [] { return Json::object(); }, {}, {},
+     "unknown op \"TEST_abort\""},
+    {"TestExit", Kind::kOp, {}, {}, "TEST_exit", [] { return Json::object(); }, {}, {},
+     "unknown op \"TEST_exit\""},
+    {"HugeOpName", Kind::kOp, {}, {}, "", [] { return Json::object(); }, {}, {},
+     "(100000 bytes)"},
+    {"HugeImageName", Kind::kOp, {}, {}, "deploy",
+     [] { return Json{{"name", std::string(100'000, 'N')}, {"payload_sha256", W().bad_sha}}; },
+     [] { return W().bad_image; }, {}, "(100000 bytes)"},
+    {"LogInjectionInOp", Kind::kOp, {}, {}, "identify\nctte-board: FORGED", [] { return Json::object(); },
+     {}, {}, "unknown op \"identify?ctte-board: FORGED\""},
+    {"LogInjectionInImageName", Kind::kOp, {}, {}, "deploy",
+     [] { return Json{{"name", "x\nFORGED"}, {"payload_sha256", W().bad_sha}}; },
+     [] { return W().bad_image; }, {}, "image \"x?FORGED\""},
+};
+
+class HostilePeerTest : public ::testing::TestWithParam<Case> {
+ protected:
+  static void SetUpTestSuite() {
+    pki_ = new Pki();
+    ASSERT_TRUE(IssueCertificate("runner-b", pki_->ca(), pki_->dir() + "/certs", IssueOptions{}).ok());
+    ASSERT_TRUE(IssueCertificate("revoked", pki_->ca(), pki_->dir() + "/certs", IssueOptions{}).ok());
+    ASSERT_TRUE(IssueCertificate("expired", pki_->ca(), pki_->dir() + "/certs",
+                                 IssueOptions{.days = 30, .TEST_backdate_days = 60})
+                    .ok());
+    const Status r = RevokeCertificate("revoked", pki_->ca(), pki_->dir() + "/certs");
+    ASSERT_TRUE(r.ok()) << r.ToString();
+    World& w = W();
+    w.canary = pki_->dir() + "/canary-secret";
+    {
+      std::ofstream(w.canary) << "CANARY: the agent host's secret\n";
+    }
+    ::chmod(w.canary.c_str(), 0644);
+    w.canary_sha = *Sha256File(w.canary);
+    w.fst_target = pki_->dir() + "/written-by-agent.fst";
+    w.good_image = Bytes("a trusted image");
+    w.bad_image = Bytes("\x7f" "ELF a shared object the agent must never dlopen");
+    w.workload = Bytes("a workload");
+    w.good_sha = Sha256Hex(std::span<const uint8_t>(w.good_image));
+    w.bad_sha = Sha256Hex(std::span<const uint8_t>(w.bad_image));
+    w.workload_sha = Sha256Hex(std::span<const uint8_t>(w.workload));
+    board_ = new CountingBoard();
+    agent_ = new RunningAgent(*board_, pki_->Files("board-a"), /*handshake_ms=*/1'000, 60'000,
+                              [](AgentOptions& o) {
+                                o.allow = {"runner", "revoked", "expired"};
+                                o.server.image_allowlist = std::set<std::string>{W().good_sha};
+                              });
+  }
+  static void TearDownTestSuite() {
+    delete agent_;
+    delete board_;
+    delete pki_;
+  }
+
+  std::unique_ptr<NetBoard> Runner() {
+    Result<std::unique_ptr<NetBoard>> b =
+        NetBoard::Connect(ClientOptions(*pki_, agent_->port(), "board-a"));
+    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    return b.ok() ? std::move(*b) : nullptr;
+  }
+
+  // The log lines added since `from`.
+  static std::string LogSince(size_t from) { return agent_->log().substr(from); }
+
+  static bool WaitLog(size_t from, const std::string& needle) {
+    for (int i = 0; i < 300; ++i) {
+      if (LogSince(from).find(needle) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+
+  static Pki* pki_;
+  static CountingBoard* board_;
+  static RunningAgent* agent_;
+};
+
+Pki* HostilePeerTest::pki_ = nullptr;
+CountingBoard* HostilePeerTest::board_ = nullptr;
+RunningAgent* HostilePeerTest::agent_ = nullptr;
+
+TEST_P(HostilePeerTest, IsRefusedAndTheAgentKeepsServing) {
+  const Case& c = GetParam();
+  const World& w = W();
+  struct stat before{};
+  ASSERT_EQ(::stat(w.canary.c_str(), &before), 0);
+  const size_t log_from = agent_->log().size();
+  const uint64_t refused = agent_->agent().refused();
+  const int deploys = board_->deploys.load(), runs = board_->runs.load();
+  std::string reply;
+
+  switch (c.kind) {
+    case Kind::kTls: {
+      Status s;
+      if (!c.tls) {
+        s = TEST_ConnectWithoutCertificate("127.0.0.1", agent_->port(), pki_->ca() + "/ca.crt",
+                                           5'000);
+      } else {
+        NetBoardOptions o = ClientOptions(*pki_, agent_->port(), "board-a");
+        o.tls = c.tls(*pki_);
+        Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(o);
+        s = b.ok() ? (*b)->Identify().status() : b.status();
+      }
+      EXPECT_FALSE(s.ok()) << c.name << ": the agent served the peer";
+      EXPECT_TRUE(agent_->WaitRefused(refused + 1)) << c.name;
+      EXPECT_TRUE(WaitLog(log_from, c.expect)) << c.name << ": log\n" << LogSince(log_from);
+      break;
+    }
+    case Kind::kFrame: {
+      std::unique_ptr<NetBoard> b = Runner();
+      ASSERT_NE(b, nullptr);
+      ASSERT_TRUE(b->TEST_SendRaw(c.raw()).ok());
+      if (std::string(c.name) == "TruncatedFrame") b.reset();  // the peer leaves mid-frame
+      if (b != nullptr) {
+        const Status s = b->Identify().status();
+        EXPECT_FALSE(s.ok()) << c.name;
+        reply = s.message();
+        // The agent answers the malformed frame at once (not a timeout of ours).
+        EXPECT_NE(s.message().find(c.expect), std::string::npos) << c.name << ": " << s.ToString();
+      }
+      EXPECT_TRUE(WaitLog(log_from, c.expect)) << c.name << ": log\n" << LogSince(log_from);
+      break;
+    }
+    case Kind::kOp: {
+      std::unique_ptr<NetBoard> b = Runner();
+      ASSERT_NE(b, nullptr);
+      if (c.put_first) {
+        const std::vector<uint8_t> bytes = c.put_first();
+        ASSERT_TRUE(b->remote()
+                        .TEST_Request("put", Json{{"sha256", Sha256Hex(std::span<const uint8_t>(bytes))}},
+                                      bytes, 5'000)
+                        .ok());
+      }
+      const std::string op = std::string(c.name) == "HugeOpName" ? std::string(100'000, 'A') : c.op;
+      const Status s = b->remote().TEST_Request(op, c.fields(), c.payload ? c.payload() : std::vector<uint8_t>{},
+                                                5'000);
+      EXPECT_FALSE(s.ok()) << c.name << ": the agent did it";
+      EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << c.name << ": " << s.ToString();
+      reply = s.message();
+      EXPECT_NE(reply.find(c.expect), std::string::npos) << c.name << ": " << reply;
+      EXPECT_LT(reply.size(), 1'000u) << c.name << ": a client string echoed whole";
+      break;
+    }
+  }
+
+  // Nothing refused reached the board; the canary was not read back, changed or written.
+  EXPECT_EQ(board_->deploys.load(), deploys) << c.name;
+  EXPECT_EQ(board_->runs.load(), runs) << c.name;
+  EXPECT_EQ(reply.find(w.canary_sha), std::string::npos) << c.name << ": the canary's digest";
+  EXPECT_EQ(reply.find("CANARY"), std::string::npos) << c.name << ": the canary's text";
+  struct stat after{};
+  ASSERT_EQ(::stat(w.canary.c_str(), &after), 0);
+  EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+  EXPECT_EQ(after.st_size, before.st_size);
+  EXPECT_EQ(after.st_mode, before.st_mode);
+  EXPECT_EQ(*Sha256File(w.canary), w.canary_sha);
+  EXPECT_FALSE(std::filesystem::exists(w.fst_target)) << c.name << ": the agent wrote a client path";
+  // No client string became a log line of its own.
+  const std::string log = LogSince(log_from);
+  EXPECT_EQ(log.find("\nFORGED"), std::string::npos) << log;
+  EXPECT_EQ(log.find("\nctte-board: FORGED"), std::string::npos) << log;
+  EXPECT_EQ(log.find(std::string(1'000, 'A')), std::string::npos) << c.name << ": a huge name logged";
+
+  // The agent still serves a good runner.
+  std::unique_ptr<NetBoard> good = Runner();
+  ASSERT_NE(good, nullptr) << c.name;
+  EXPECT_TRUE(good->Identify().ok()) << c.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, HostilePeerTest, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+// The legitimate path through the same agent still works: a trusted image deploys, a cached
+// workload runs.
+TEST_F(HostilePeerTest, AllowedImageAndCachedWorkloadAreServed) {
+  std::unique_ptr<NetBoard> b = Runner();
+  ASSERT_NE(b, nullptr);
+  const World& w = W();
+  const int deploys = board_->deploys.load(), runs = board_->runs.load();
+  Status s = b->remote().TEST_Request("put", Json{{"sha256", w.workload_sha}}, w.workload, 5'000);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = b->remote().TEST_Request("deploy", Json{{"name", "good"}, {"payload_sha256", w.good_sha}},
+                               w.good_image, 5'000);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  s = b->remote().TEST_Request("run", Json{{"plan", Plan("")}, {"workload_sha256", w.workload_sha}},
+                               {}, 5'000);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(board_->deploys.load(), deploys + 1);
+  EXPECT_EQ(board_->runs.load(), runs + 1);
+}
+
+// The runner's side of the roles: it refuses an agent that presents a runner's (clientAuth)
+// certificate, and a board certificate that was revoked.
+TEST(RunnerSideTest, RefusesAnAgentWithARunnerCertificateOrARevokedOne) {
+  Pki pki;
+  ASSERT_TRUE(IssueCertificate("board-r", pki.ca(), pki.dir() + "/certs",
+                               IssueOptions{.role = Role::kBoard})
+                  .ok());
+  ASSERT_TRUE(RevokeCertificate("board-r", pki.ca(), pki.dir() + "/certs").ok());
+  FakeBoard board;
+  {
+    // An agent serving with the runner's certificate: the runner's purpose check fails.
+    RunningAgent agent(board, pki.Files("runner"));
+    NetBoardOptions o = ClientOptions(pki, agent.port(), "runner");
+    Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(o);
+    ASSERT_FALSE(b.ok());
+    EXPECT_NE(b.status().message().find("unsuitable certificate purpose"), std::string::npos)
+        << b.status().ToString();
+  }
+  {
+    RunningAgent agent(board, pki.Files("board-r"));
+    Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(ClientOptions(pki, agent.port(), "board-r"));
+    ASSERT_FALSE(b.ok());
+    EXPECT_NE(b.status().message().find("certificate revoked"), std::string::npos)
+        << b.status().ToString();
+  }
+  // The same board certificate before revocation is served (the check above is the CRL's).
+  ASSERT_TRUE(IssueCertificate("board-s", pki.ca(), pki.dir() + "/certs",
+                               IssueOptions{.role = Role::kBoard})
+                  .ok());
+  RunningAgent agent(board, pki.Files("board-s"));
+  Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(ClientOptions(pki, agent.port(), "board-s"));
+  EXPECT_TRUE(b.ok()) << b.status().ToString();
+}
+
+TEST(PkiTest, ValidityAndRevocationInputsAreChecked) {
+  Pki pki;
+  const std::string out = pki.dir() + "/certs";
+  for (const int days : {0, -1, kMaxCertificateDays + 1}) {
+    const Status s = IssueCertificate("d", pki.ca(), out, IssueOptions{.days = days});
+    EXPECT_FALSE(s.ok()) << days;
+    EXPECT_NE(s.message().find("expected 1..3650"), std::string::npos) << s.ToString();
+  }
+  EXPECT_TRUE(IssueCertificate("d", pki.ca(), out, IssueOptions{.days = kMaxCertificateDays}).ok());
+  EXPECT_FALSE(ParseRole("admin").ok());
+  // A certificate of another CA cannot be revoked with this one; an unknown name is NotFound.
+  const Status foreign = RevokeCertificate("runner", pki.ca(), pki.dir() + "/other");
+  EXPECT_FALSE(foreign.ok());
+  EXPECT_NE(foreign.message().find("not issued by"), std::string::npos) << foreign.ToString();
+  EXPECT_EQ(RevokeCertificate("nobody", pki.ca(), out).code(), Status::Code::kNotFound);
+  // Revoking twice is Ok.
+  EXPECT_TRUE(RevokeCertificate("d", pki.ca(), out).ok());
+  EXPECT_TRUE(RevokeCertificate("d", pki.ca(), out).ok());
+}
+
+// A key that group or others may read is refused when the agent (or a runner) loads it.
+TEST(PkiTest, AKeyOthersCanReadIsRefused) {
+  Pki pki;
+  const TlsFiles f = pki.Files("board-a");
+  ASSERT_EQ(::chmod(f.key.c_str(), 0640), 0);
+  FakeBoard board;
+  AgentOptions o;
+  o.tls = f;
+  Result<std::unique_ptr<Agent>> a = Agent::Listen(board, o);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("has mode 0640: group or others may access it"),
+            std::string::npos)
+      << a.status().ToString();
+}
+
+}  // namespace
+}  // namespace ctte::lab::net
