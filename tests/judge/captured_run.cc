@@ -100,6 +100,18 @@ runner::RunConfig BaseConfig(const std::string& image, const std::string& worklo
   return c;
 }
 
+runner::RunConfig LossyPauseResumeConfig(const std::string& image) {
+  runner::RunConfig b = BaseConfig(image, "sort");
+  b.backpressure = "uniform:30";
+  b.backpressure_params = {runner::Backpressure::Kind::kUniform, 30, 0, 0};
+  b.sink_hz = 25'000'000;
+  b.core_stall_percent = 0;
+  b.window = "pause_resume";
+  b.window_pause = 4000;
+  b.window_resume = 6000;
+  return b;
+}
+
 oracle::Observed CapturedRun::Observe() const {
   oracle::Observed o;
   o.stream = oracle::DecodeForJudging(capture.bytes, *run.program, run.expected.mode,

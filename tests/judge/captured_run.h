@@ -36,6 +36,10 @@ inline runner::ExecuteOptions TestOptions(uint64_t max_instructions) {
 /// A base configuration (slim image, HTM, no pressure); tests change fields.
 runner::RunConfig BaseConfig(const std::string& image, const std::string& workload);
 
+/// The lossy configuration of the judges' negative tests: `sort` under 30 % ready at a 25 MHz
+/// sink, no core stalls, paused from retirement 4000 to 6000 (loss episodes on a shallow image).
+runner::RunConfig LossyPauseResumeConfig(const std::string& image);
+
 /// One captured run: the prepared run (with its reference), the board captures, the facts.
 struct CapturedRun {
   runner::PreparedRun run;

@@ -139,14 +139,7 @@ TEST_F(JudgeCountersTest, OneMoreRecordPerEpisodeFailsCounterConsistency) {
 // byte (only the counter differs, by one record per episode), and counter_consistency, alone, is
 // red with dropped_exact; the clean capture of the same configuration passes all eight.
 TEST_F(JudgeCountersTest, DroppedSkewMutantCaptureIsRedOnCounterConsistencyAlone) {
-  runner::RunConfig b = BaseConfig("mutant-dropped-skew", "sort");
-  b.backpressure = "uniform:30";
-  b.backpressure_params = {runner::Backpressure::Kind::kUniform, 30, 0, 0};
-  b.sink_hz = 25'000'000;
-  b.core_stall_percent = 0;
-  b.window = "pause_resume";
-  b.window_pause = 4000;
-  b.window_resume = 6000;
+  runner::RunConfig b = LossyPauseResumeConfig("mutant-dropped-skew");
   auto mutant = CaptureRun(b, TestOptions(20'000), /*twin=*/true);
   ASSERT_TRUE(mutant.ok()) << mutant.status().ToString();
   b.image = "ntrace-shallow";

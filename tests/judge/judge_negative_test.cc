@@ -38,14 +38,7 @@ class JudgeNegativeTest : public ::testing::Test {
     }
     clean_ = ca->release();
 
-    runner::RunConfig b = BaseConfig("ntrace-shallow", "sort");
-    b.backpressure = "uniform:30";
-    b.backpressure_params = {runner::Backpressure::Kind::kUniform, 30, 0, 0};
-    b.sink_hz = 25'000'000;
-    b.core_stall_percent = 0;
-    b.window = "pause_resume";
-    b.window_pause = 4000;
-    b.window_resume = 6000;
+    runner::RunConfig b = LossyPauseResumeConfig("ntrace-shallow");
     auto cb = CaptureRun(b, TestOptions(20'000), /*twin=*/true);
     if (!cb.ok()) {
       error_ = cb.status().ToString();
