@@ -26,10 +26,8 @@ Expected BuildExpectedOver(NextBeat&& next, const ExpectedOptions& options,
   e.features = options.encoder.features;
   e.xlen = IsValidXlen(options.encoder.xlen) ? options.encoder.xlen : 64;
   e.stopped = options.stop_at_end;
-  e.encoder = options.encoder;
   e.pcs.reserve(retired_hint);
   e.halfwords.reserve(retired_hint);
-  e.beat_trace.reserve(retired_hint);
   std::vector<RetirementEdge> edges = options.edges;
   if (edges.empty()) edges.push_back(RetirementEdge{0, true});
   if (edge_beats != nullptr) edge_beats->assign(edges.size(), 0);
@@ -71,7 +69,6 @@ Expected BuildExpectedOver(NextBeat&& next, const ExpectedOptions& options,
       }
     }
     enc.Beat(r);
-    e.beat_trace.push_back(TraceBeat::Of(r));
     if (r.retires) {
       e.pcs.push_back(r.pc);
       e.halfwords.push_back(r.iretire());

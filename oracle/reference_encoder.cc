@@ -2,8 +2,7 @@
 //
 // Per beat, records are formed in the order the document gives (window open, owed message or
 // periodic sync, the beat itself, sync counter) and packed at once by MessageWriter. There is
-// no queue, so nothing is ever dropped; of section 6 (loss) only the announcement is here
-// (Recover(): a replay from a recovery anchor).
+// no queue, so nothing is ever dropped and section 6 (loss) never applies here.
 #include "oracle/reference_encoder.h"
 
 #include "oracle/config_message.h"
@@ -52,7 +51,6 @@ void ReferenceEncoder::Emit(const Message& msg, bool is_sync) {
   repeat_.Push(msg, &sent_);
   for (const Message& m : sent_) MessageWriter().Append(m, &bytes_);
   messages_ += sent_.size();
-  ++records_;
   if (is_sync) {
     syncctr_ = 0;
   } else {
@@ -64,12 +62,6 @@ void ReferenceEncoder::Open() {
   if (tracing_) return;
   tracing_ = true;
   opening_ = true;
-}
-
-void ReferenceEncoder::Recover() {
-  tracing_ = true;
-  opening_ = false;
-  recovering_ = true;
 }
 
 void ReferenceEncoder::Beat(const Retired& beat) {
@@ -85,16 +77,8 @@ void ReferenceEncoder::Beat(const Retired& beat) {
     if (config_.features.config_message) {  // section 11.9: before the SYNC=5, not counted
       AppendConfigMessage(config_.compiled_features, config_.features, &bytes_);
       ++messages_;
-      ++records_;
     }
     Emit(Message::ProgTraceSync(kSyncTraceEnable, 0, a >> 1), true);
-    ref_ = a;
-  } else if (recovering_) {
-    // Section 6: the announcement, from the clean state the drop left.
-    recovering_ = false;
-    CleanState();
-    Emit(Message::Error(0, kEcodeProgramTraceLost), true);
-    Emit(Message::ProgTraceSync(kSyncOverrunRestart, 0, a >> 1), true);
     ref_ = a;
   } else {
     // 2. Owed message and periodic sync.
@@ -181,7 +165,6 @@ void ReferenceEncoder::Close() {
   CleanState();
   tracing_ = false;
   opening_ = false;
-  recovering_ = false;
 }
 
 }  // namespace ctte::oracle

@@ -65,8 +65,7 @@ size_t Reference::bytes() const {
   const oracle::Expected& e = expected;
   return sizeof(Reference) + e.pcs.capacity() * sizeof(uint64_t) + e.halfwords.capacity() +
          e.windows.capacity() * sizeof(oracle::ExpectedWindow) + e.reference_stream.capacity() +
-         e.core_stop.capacity() + edge_beats.capacity() * sizeof(uint64_t) +
-         e.beat_trace.capacity() * sizeof(oracle::TraceBeat);
+         e.core_stop.capacity() + edge_beats.capacity() * sizeof(uint64_t);
 }
 
 std::string ReferenceKeyText(const ReferenceRequest& q) {

@@ -358,8 +358,7 @@ module ctte_frontend
           end else begin
             n = 2'd0;
             ev_episode = 1'b1;
-            // MutantDroppedSkew: ctteRecordsDropped counts one record more per episode.
-            ev_dropped = nbeat + ((Mutant == MutantDroppedSkew) ? 2'd1 : 2'd0);
+            ev_dropped = nbeat;
             lost_d = (Mutant != MutantSilentDrop);  // MutantSilentDrop: never announced
             icnt_d = '0;
             hist_d = (Mutant == MutantStaleHist) ? hist_q : HistEmpty;  // survives the anchor

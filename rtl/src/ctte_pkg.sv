@@ -26,7 +26,6 @@ package ctte_pkg;
   localparam int unsigned MutantNondeterminism  = 10;  // BTM sync phase from an unreset register
   localparam int unsigned MutantSyncIcnt        = 11;  // BTM x halfword sync: sync I-CNT + 1
   localparam int unsigned MutantFlakyStart      = 12;  // SYNC=5 address off on half the power-ups
-  localparam int unsigned MutantDroppedSkew     = 13;  // ctteRecordsDropped one more per episode
   localparam int unsigned MutantFlakyBtm        = 14;  // the same, in BTM only (a flaky culprit)
 
   // Ingress itype, 4-bit encoding (shared/spec/ntrace.md section 9; oracle::IType).
