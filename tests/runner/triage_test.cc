@@ -224,6 +224,25 @@ TEST_F(TriageTest, FlakyBisectionWithARealCulpritBlamesModeAndCallsTheOriginalFl
   EXPECT_TRUE(mode_leg) << c.out;
 }
 
+// A bisection and a triage whose boards all die (the board executable is /bin/false: every
+// spawn exits at once) stop on infrastructure and exit 2, as every command does for an
+// infrastructure error (README "Exit codes"), not 0 and not 3 (an invalid measurement).
+TEST_F(TriageTest, BisectAndTriageOnDeadBoardsExitTwoAsInfrastructure) {
+  const int64_t run = FirstRed("xterm");
+  ASSERT_GT(run, 0) << soak_xterm_->out;
+  Cmd b = Bisect(run, 2, " --board /bin/false");
+  EXPECT_EQ(b.exit_code, 2) << b.out;
+  const nlohmann::json j = nlohmann::json::parse(b.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << b.out;
+  EXPECT_EQ(j["verdict"], "infrastructure") << b.out;
+  Cmd t = RunLab("triage " + std::to_string(run) + " --repeats 2 --json --board /bin/false --db " +
+                 *db_);
+  EXPECT_EQ(t.exit_code, 2) << t.out;
+  const nlohmann::json k = nlohmann::json::parse(t.out, nullptr, false);
+  ASSERT_FALSE(k.is_discarded()) << t.out;
+  EXPECT_EQ(k["classification"], "infrastructure") << t.out;
+}
+
 TEST_F(TriageTest, NightsListCampaignsOfOneNameAcrossSeeds) {
   Cmd again = Soak("flaky", " --seed 0x7a3");
   ASSERT_NE(again.exit_code, 2) << again.out;

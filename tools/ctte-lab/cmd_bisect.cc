@@ -1,6 +1,6 @@
 // `ctte-lab bisect RUN` and `ctte-lab triage RUN` (docs/triage.md): thin over runner/triage.h.
-// bisect exit: 0 done (any verdict but infrastructure), 2 usage/input, 3 infrastructure abort.
-// triage exit: 0 classified, 2 usage/input, 3 infrastructure.
+// bisect exit: 0 done (any verdict but infrastructure), 2 usage/input or infrastructure.
+// triage exit: 0 classified, 2 usage/input or infrastructure.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
