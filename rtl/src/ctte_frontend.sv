@@ -295,6 +295,8 @@ module ctte_frontend
             end else if (pend_w && predv_w && in_iaddr == pred_w) begin
               pend_w = 1'b0;  // an implicit return: the decoder pops the same address
               predv_w = 1'b0;
+              // MutantImplicitIcnt: the omitted return restarts I-CNT as if a message had gone.
+              if (Mutant == MutantImplicitIcnt) icnt_w = '0;
             end else if (pend_w) begin
               uaddr = fa_on ? {1'b0, in_iaddr[63:1]} : {1'b0, ref_w[63:1] ^ in_iaddr[63:1]};
               // MutantTrapIcnt: BTM: an interrupt's message has I-CNT one more.

@@ -1,4 +1,4 @@
-// Triage end to end on the three triage mutants (docs/mutants.md 11, 12, 14, docs/triage.md):
+// Triage end to end on the four triage mutants (docs/mutants.md 11, 12, 14, 15, docs/triage.md):
 // `ctte-lab soak` makes red runs, `ctte-lab bisect` / `triage` / `history --pairs` /
 // `history --nights` / `show` / `report` read them, on simulated boards. Short workloads and
 // small repeat counts.
@@ -58,6 +58,13 @@ class TriageTest : public ::testing::Test {
     // Only mode and the workload drawn: at most two single legs.
     std::ofstream(*dir_ + "/flakybtm.json")
         << Spec("flakybtm", "mutant-flaky-btm", 12, "0x7a4", R"(["none"])", R"(["off"])");
+    // Only the features axis decides mutant-implicit-icnt; mode is drawn as a bystander.
+    std::ofstream(*dir_ + "/feat.json") << R"({"name": "feat", "seed": "0x7a5", "runs": 8,
+  "images": ["mutant-implicit-icnt"], "clocks": {"fabric_mhz": 90, "sink_mhz": 100},
+  "horizon_retirements": 4000,
+  "axes": {"overflow_regime": ["none"], "backpressure": ["none"], "mode": ["htm", "btm"],
+           "sync": ["off"], "features": ["none", ["implicit-return"]], "workload": ["calls"],
+           "window": ["full"], "interrupts": ["none"]}})";
     soak_xterm_ = new Cmd(Soak("xterm"));
     soak_flaky_ = new Cmd(Soak("flaky"));
     soak_flaky_btm_ = new Cmd(Soak("flakybtm"));
@@ -222,6 +229,35 @@ TEST_F(TriageTest, FlakyBisectionWithARealCulpritBlamesModeAndCallsTheOriginalFl
     }
   }
   EXPECT_TRUE(mode_leg) << c.out;
+}
+
+// A run red only because of a compression feature (mutant-implicit-icnt: an implicit return
+// restarts I-CNT, so only runs with implicit-return enabled are red) is bisected to `features`:
+// the features leg runs with the baseline's features ("none") and is green on every repeat.
+TEST_F(TriageTest, AFeatureRedRunIsBisectedToFeatures) {
+  Cmd soak = Soak("feat");
+  ASSERT_EQ(soak.exit_code, 1) << soak.out;
+  const int64_t run = FirstRed("feat");
+  ASSERT_GT(run, 0) << soak.out;
+  Cmd c = Bisect(run, 7);
+  ASSERT_EQ(c.exit_code, 0) << c.out;
+  const nlohmann::json j = nlohmann::json::parse(c.out);
+  EXPECT_EQ(j["verdict"], "culprit") << c.out;
+  EXPECT_EQ(j["culprits"], nlohmann::json::array({"features"})) << c.out;
+  EXPECT_EQ(j["minimal_differs"], nlohmann::json::array({"features"})) << c.out;
+  bool features_leg = false;
+  for (const auto& leg : j["legs"]) {
+    if (leg["kind"] != "single") continue;
+    const std::string f = leg["factors"][0];
+    if (f == "features") {
+      features_leg = true;
+      EXPECT_EQ(leg["verdict"], "culprit") << leg.dump();
+      EXPECT_EQ(leg["red"].get<int>(), 0) << leg.dump();
+    } else {
+      EXPECT_NE(leg["verdict"], "culprit") << leg.dump();
+    }
+  }
+  EXPECT_TRUE(features_leg) << c.out;
 }
 
 // A bisection and a triage whose boards all die (the board executable is /bin/false: every
