@@ -46,6 +46,23 @@ std::string Slurp(const std::string& path) {
   return ss.str();
 }
 
+// The single leg of `factor` in a bisection's JSON, checked to be a culprit that is green on
+// every repeat while no other single leg is a culprit; null when there is no such leg.
+nlohmann::json SoleCulpritLeg(const nlohmann::json& j, const std::string& factor) {
+  nlohmann::json found;
+  for (const auto& leg : j["legs"]) {
+    if (leg["kind"] != "single") continue;
+    if (leg["factors"][0] != factor) {
+      EXPECT_NE(leg["verdict"], "culprit") << leg.dump();
+      continue;
+    }
+    EXPECT_EQ(leg["verdict"], "culprit") << leg.dump();
+    EXPECT_EQ(leg["red"].get<int>(), 0) << leg.dump();
+    found = leg;
+  }
+  return found;
+}
+
 class TriageTest : public ::testing::Test {
  public:
   static void SetUpTestSuite() {
@@ -213,22 +230,10 @@ TEST_F(TriageTest, FlakyBisectionWithARealCulpritBlamesModeAndCallsTheOriginalFl
   const auto& original = j["legs"][0];
   EXPECT_GT(original["red"].get<int>(), 0);
   EXPECT_LT(original["red"].get<int>(), original["judged"].get<int>());
-  bool mode_leg = false;
-  for (const auto& leg : j["legs"]) {
-    if (leg["kind"] != "single") continue;
-    const std::string f = leg["factors"][0];
-    if (f == "mode") {
-      mode_leg = true;
-      EXPECT_EQ(leg["verdict"], "culprit") << leg.dump();
-      EXPECT_EQ(leg["red"].get<int>(), 0) << leg.dump();
-      EXPECT_LE(leg["test"]["p_holm"].get<double>(), leg["test"]["level"].get<double>())
-          << leg.dump();
-      EXPECT_LT(leg["test"]["p"].get<double>(), 0.05 / 2) << leg.dump();
-    } else {
-      EXPECT_NE(leg["verdict"], "culprit") << leg.dump();
-    }
-  }
-  EXPECT_TRUE(mode_leg) << c.out;
+  const nlohmann::json leg = SoleCulpritLeg(j, "mode");
+  ASSERT_FALSE(leg.is_null()) << c.out;
+  EXPECT_LE(leg["test"]["p_holm"].get<double>(), leg["test"]["level"].get<double>()) << leg.dump();
+  EXPECT_LT(leg["test"]["p"].get<double>(), 0.05 / 2) << leg.dump();
 }
 
 // A run red only because of a compression feature (mutant-implicit-icnt: an implicit return
@@ -245,19 +250,7 @@ TEST_F(TriageTest, AFeatureRedRunIsBisectedToFeatures) {
   EXPECT_EQ(j["verdict"], "culprit") << c.out;
   EXPECT_EQ(j["culprits"], nlohmann::json::array({"features"})) << c.out;
   EXPECT_EQ(j["minimal_differs"], nlohmann::json::array({"features"})) << c.out;
-  bool features_leg = false;
-  for (const auto& leg : j["legs"]) {
-    if (leg["kind"] != "single") continue;
-    const std::string f = leg["factors"][0];
-    if (f == "features") {
-      features_leg = true;
-      EXPECT_EQ(leg["verdict"], "culprit") << leg.dump();
-      EXPECT_EQ(leg["red"].get<int>(), 0) << leg.dump();
-    } else {
-      EXPECT_NE(leg["verdict"], "culprit") << leg.dump();
-    }
-  }
-  EXPECT_TRUE(features_leg) << c.out;
+  EXPECT_FALSE(SoleCulpritLeg(j, "features").is_null()) << c.out;
 }
 
 // A bisection and a triage whose boards all die (the board executable is /bin/false: every
