@@ -37,6 +37,15 @@ void Log(const ServerOptions& o, const std::string& line) {
   if (o.state != nullptr && o.state->log) o.state->log(line);
 }
 
+// "; evicted N least recently used (...)" for a log line, or "".
+std::string Evictions(const PayloadCache& cache, const std::vector<std::string>& evicted) {
+  if (evicted.empty()) return "";
+  std::string names;
+  for (const std::string& e : evicted) names += (names.empty() ? "" : ", ") + e.substr(0, 12);
+  return "; evicted " + std::to_string(evicted.size()) + " least recently used (" + names +
+         ") to stay within the cache budget of " + std::to_string(cache.max_bytes()) + " bytes";
+}
+
 // The cache, or the error for a payload op on a server without one.
 Result<PayloadCache*> CacheOf(const ServerOptions& o, const std::string& op) {
   if (o.state == nullptr || o.state->cache == nullptr) {
@@ -97,10 +106,12 @@ Frame Deploy(Board& board, const ServerOptions& options, uint64_t id, DeployRequ
       }
       d.bytes = std::move(*b);
     } else {
-      Result<std::string> put = (*cache)->Put(payload_sha, d.bytes);
+      std::vector<std::string> evicted;
+      Result<std::string> put = (*cache)->Put(payload_sha, d.bytes, &evicted);
       if (!put.ok()) return Response(id, put.status());
       Log(options, "cached image " + QuoteForMessage(d.name) + " (" +
-                       std::to_string(d.bytes.size()) + " bytes) as " + payload_sha);
+                       std::to_string(d.bytes.size()) + " bytes) as " + payload_sha +
+                       Evictions(**cache, evicted));
     }
     const Status allowed = CheckAllowed(options, d);
     if (!allowed.ok()) return Response(id, allowed);
@@ -166,9 +177,11 @@ Frame Handle(Board& board, const ServerOptions& options, Frame& req, bool* stop,
     s = wire::GetStr(h, "", "sha256", &sha);
     if (!s.ok()) return Response(id, s);
     if (op == "put") {
-      Result<std::string> put = (*cache)->Put(sha, req.payload);
+      std::vector<std::string> evicted;
+      Result<std::string> put = (*cache)->Put(sha, req.payload, &evicted);
       if (!put.ok()) return Response(id, put.status());
-      Log(options, "cached payload of " + std::to_string(req.payload.size()) + " bytes as " + sha);
+      Log(options, "cached payload of " + std::to_string(req.payload.size()) + " bytes as " + sha +
+                       Evictions(**cache, evicted));
       return Response(id, s, Json{{"sha256", sha}});
     }
     bool corrupted = false;
@@ -347,8 +360,24 @@ Status ServeBoard(Board& board, int in_fd, int out_fd, const ServerOptions& opti
   (void)RetainFreedMemory();  // a board serves run after run (base/allocator.h)
   FrameReader reader(in_fd);
   std::mutex write_mu;  // the response and the heartbeats share out_fd
+  FrameReader::PayloadCheck check;
+  if (options.payload_caps) {
+    check = [caps = *options.payload_caps](const std::string& header, uint32_t bytes) -> Status {
+      if (bytes == 0) return Status::Ok();
+      const Json h = Json::parse(header, nullptr, /*allow_exceptions=*/false);
+      const Json* op = h.is_object() && h.contains("op") && h["op"].is_string() ? &h["op"] : nullptr;
+      const std::string name = op != nullptr ? op->get<std::string>() : "";
+      const uint64_t cap = name == "deploy" ? caps.deploy : name == "put" ? caps.put : 0;
+      if (bytes <= cap) return Status::Ok();
+      return Status::InvalidArgument(
+          "payload of " + std::to_string(bytes) + " bytes for " +
+          (op != nullptr ? "op " + QuoteForMessage(name) : std::string("a header without an op")) +
+          " exceeds this agent's cap of " + std::to_string(cap) + " bytes" +
+          (name == "deploy" ? " (--max-image-bytes)" : name == "put" ? " (--max-put-bytes)" : ""));
+    };
+  }
   for (;;) {
-    Result<Frame> req = reader.Read(-1);
+    Result<Frame> req = reader.Read(-1, check);
     if (!req.ok()) {
       if (req.status().code() == Status::Code::kUnavailable) return Status::Ok();  // EOF
       (void)WriteFrame(out_fd, Response(0, req.status()));

@@ -44,6 +44,15 @@ struct ServerOptions {
   /// When set: the SHA-256 digests of the only images deploy may hand to the board (a simulated
   /// board dlopens its image). Anything else is refused before the board sees it.
   std::optional<std::set<std::string>> image_allowlist;
+  /// When set (the agent): the most payload bytes a request may carry, checked from its header
+  /// before any payload byte is read; a request over its cap ends the session with one error
+  /// response (id 0) naming the op, the bytes and the cap. Only deploy (an image) and put (a
+  /// payload for the cache) carry payloads; every other op's cap is 0.
+  struct PayloadCaps {
+    uint64_t deploy = 0;
+    uint64_t put = 0;
+  };
+  std::optional<PayloadCaps> payload_caps;
   /// Called with "OP (id N)" for every request read, OP quoted and cut (base/text.h
   /// QuoteForMessage): the agent logs it with its peer.
   std::function<void(const std::string&)> on_request;

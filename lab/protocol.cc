@@ -178,7 +178,7 @@ Status FrameReader::ReadExact(uint8_t* out, size_t n, int64_t deadline_ms, bool*
   return Status::Ok();
 }
 
-Result<Frame> FrameReader::Read(int timeout_ms) {
+Result<Frame> FrameReader::Read(int timeout_ms, const PayloadCheck& check) {
   const int64_t deadline = timeout_ms < 0 ? -1 : MonotonicMs() + timeout_ms;
   uint8_t prefix[kFramePrefixBytes];
   bool eof = false;
@@ -193,6 +193,13 @@ Result<Frame> FrameReader::Read(int timeout_ms) {
   if (eof) s = StreamTruncatedError("stream ended inside a frame at stream offset " +
                                   std::to_string(offset_));
   if (!s.ok()) return s;
+  if (check) {
+    const Status c = check(f.header, plen);
+    if (!c.ok()) {
+      return Status::InvalidArgument(c.message() + " (frame at stream offset " +
+                                     std::to_string(start) + ")");
+    }
+  }
   // The payload grows as its bytes arrive (kPayloadChunkBytes at a time): a prefix announcing a
   // large payload pins no memory before the peer has sent the bytes.
   while (f.payload.size() < plen) {

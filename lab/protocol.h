@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,11 +46,14 @@ Status WriteFrame(int fd, const Frame& frame, int timeout_ms = -1);
 class FrameReader {
  public:
   explicit FrameReader(int fd) : fd_(fd) {}
+  /// Called with a frame's header and announced payload length before any payload byte is
+  /// read; an error ends the read (InvalidArgument: its message and the frame's stream offset).
+  using PayloadCheck = std::function<Status(const std::string& header, uint32_t payload_bytes)>;
   /// Reads the next frame. timeout_ms < 0 waits forever.
   /// Errors: Unavailable "stream closed" (EOF between frames), Corruption (bad magic, oversized
   /// lengths; EOF inside a frame, which carries FailureKind::kStreamTruncated; the message names
-  /// the stream offset), Timeout, IOError.
-  Result<Frame> Read(int timeout_ms);
+  /// the stream offset), Timeout, IOError, and what `check` returns.
+  Result<Frame> Read(int timeout_ms, const PayloadCheck& check = {});
   uint64_t offset() const { return offset_; }
 
  private:

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <list>
 #include <thread>
 
 #include "base/text.h"
@@ -34,6 +35,27 @@ Result<std::unique_ptr<Agent>> Agent::Listen(Board& board, AgentOptions options)
   a->impl_ = std::make_unique<Impl>();
   a->board_ = &board;
   a->options_ = std::move(options);
+  if (a->options_.max_handshakes < 1 || a->options_.max_handshakes > kMaxHandshakesLimit) {
+    return Status::InvalidArgument("max_handshakes " + std::to_string(a->options_.max_handshakes) +
+                                   " out of range: expected 1.." +
+                                   std::to_string(kMaxHandshakesLimit));
+  }
+  if (a->options_.max_handshakes_per_address < 1 ||
+      a->options_.max_handshakes_per_address > a->options_.max_handshakes) {
+    return Status::InvalidArgument(
+        "max_handshakes_per_address " + std::to_string(a->options_.max_handshakes_per_address) +
+        " out of range: expected 1..max_handshakes (" + std::to_string(a->options_.max_handshakes) +
+        ")");
+  }
+  for (const auto& [name, value] : {std::pair<const char*, uint64_t>{"max_image_bytes", a->options_.max_image_bytes},
+                                    {"max_put_bytes", a->options_.max_put_bytes}}) {
+    const uint64_t most = std::min<uint64_t>(kMaxPayloadBytes, a->options_.cache_bytes);
+    if (value < 1 || value > most) {
+      return Status::InvalidArgument(std::string(name) + " " + std::to_string(value) +
+                                     " out of range: expected 1.." + std::to_string(most) +
+                                     " (the frame limit and the cache budget)");
+    }
+  }
   CTTE_ASSIGN_OR_RETURN(a->impl_->ctx, MakeTlsContext(a->options_.tls, /*server=*/true));
   std::string cache_dir = a->options_.cache_dir;
   if (cache_dir.empty()) {
@@ -43,12 +65,14 @@ Result<std::unique_ptr<Agent>> Agent::Listen(Board& board, AgentOptions options)
     if (::mkdtemp(t.data()) == nullptr) return Status::IOError("payload cache: mkdtemp " + t);
     cache_dir = a->temp_cache_ = t;
   }
-  CTTE_ASSIGN_OR_RETURN(a->cache_, PayloadCache::Open(cache_dir));
+  CTTE_ASSIGN_OR_RETURN(a->cache_, PayloadCache::Open(cache_dir, a->options_.cache_bytes));
   a->state_.cache = a->cache_.get();
   Agent* self = a.get();
   a->state_.log = [self](const std::string& line) { self->Log(LogLevel::kInfo, line); };
   a->options_.server.state = &a->state_;
   a->options_.server.payload_only = true;
+  a->options_.server.payload_caps =
+      ServerOptions::PayloadCaps{a->options_.max_image_bytes, a->options_.max_put_bytes};
   a->options_.server.heartbeat_ms = a->options_.heartbeat_ms;
   boost::system::error_code ec;
   const auto addr = asio::ip::make_address(a->options_.host, ec);
@@ -58,7 +82,7 @@ Result<std::unique_ptr<Agent>> Agent::Listen(Board& board, AgentOptions options)
   acc.open(ep.protocol(), ec);
   if (!ec) acc.set_option(Tcp::acceptor::reuse_address(true), ec);
   if (!ec) acc.bind(ep, ec);
-  if (!ec) acc.listen(8, ec);
+  if (!ec) acc.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
     return Status::IOError("listen on " + a->options_.host + ":" + std::to_string(a->options_.port) +
                            ": " + ec.message());
@@ -117,50 +141,119 @@ void EnableKeepalive(int fd) {
 }
 }  // namespace
 
+struct Agent::Worker {
+  std::thread thread;
+  std::atomic<bool> done{false};
+};
+
+bool Agent::TakeSlot(const std::string& address, const std::string& peer) {
+  std::lock_guard<std::mutex> lk(slots_mu_);
+  int& mine = handshaking_by_addr_[address];
+  const bool total_full = handshaking_ >= options_.max_handshakes;
+  if (!total_full && mine < options_.max_handshakes_per_address) {
+    ++mine;
+    ++handshaking_;
+    return true;
+  }
+  if (mine == 0) handshaking_by_addr_.erase(address);
+  ++refused_;
+  ++over_limit_;
+  // One line per address a second: a flood of connections is not a flood of log lines.
+  Quiet& q = quiet_[address];
+  const auto now = std::chrono::steady_clock::now();
+  if (now - q.logged < std::chrono::seconds(1)) {
+    ++q.unlogged;
+    return false;
+  }
+  const std::string more =
+      q.unlogged == 0 ? "" : " (and " + std::to_string(q.unlogged) + " more not logged)";
+  q.logged = now;
+  q.unlogged = 0;
+  if (quiet_.size() > 4096) quiet_.clear();  // bounded: at worst some lines are not suppressed
+  Log(LogLevel::kWarn,
+      "dropped " + peer + ": " +
+          (total_full ? std::to_string(options_.max_handshakes) + " handshakes in flight (the limit)"
+                      : std::to_string(options_.max_handshakes_per_address) +
+                            " handshakes in flight from " + address + " (the per-address limit)") +
+          more);
+  return false;
+}
+
+void Agent::ReleaseSlot(const std::string& address) {
+  std::lock_guard<std::mutex> lk(slots_mu_);
+  --handshaking_;
+  auto it = handshaking_by_addr_.find(address);
+  if (it != handshaking_by_addr_.end() && --it->second <= 0) handshaking_by_addr_.erase(it);
+}
+
 Status Agent::Serve() {
   Log(LogLevel::kInfo, "listening on " + options_.host + ":" + std::to_string(port_) +
       " (TLS, client certificates required)");
-  std::thread session;
+  std::list<std::unique_ptr<Worker>> workers;
+  const auto reap = [&workers](bool all) {
+    for (auto it = workers.begin(); it != workers.end();) {
+      if (all || (*it)->done.load()) {
+        (*it)->thread.join();
+        it = workers.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  };
+  Status result = Status::Ok();
   while (!stop_) {
     auto conn = std::make_unique<Conn>();
     Tcp::socket sock(conn->io);
     boost::system::error_code ec;
     impl_->acceptor.accept(sock, ec);
+    reap(false);
     if (stop_) break;
     if (ec) {
       if (ec == asio::error::interrupted || ec == asio::error::connection_aborted) continue;
-      if (session.joinable()) session.join();
-      return Status::IOError("accept: " + ec.message());
+      result = Status::IOError("accept: " + ec.message());
+      break;
     }
     const Tcp::endpoint remote = sock.remote_endpoint(ec);
-    conn->peer = ec ? std::string("unknown peer")
-                    : remote.address().to_string() + ":" + std::to_string(remote.port());
-    EnableKeepalive(sock.native_handle());
-    conn->tls = std::make_unique<TlsStream>(std::move(sock), *impl_->ctx);
-    if (!Handshake(*conn)) continue;
-    bool leased = false;
-    {
-      // A holder that just disconnected frees the lease within moments: a client reconnecting
-      // right after its own session (a respawn) is not told "busy".
-      std::unique_lock<std::mutex> lk(lease_mu_);
-      leased = !lease_cv_.wait_for(lk, std::chrono::milliseconds(kLeaseGraceMs),
-                                   [this] { return lease_holder_.empty(); });
-    }
-    if (leased) {
-      Busy(*conn);
+    const std::string address = ec ? std::string("unknown") : remote.address().to_string();
+    conn->peer = ec ? std::string("unknown peer") : address + ":" + std::to_string(remote.port());
+    if (!TakeSlot(address, conn->peer)) {
+      sock.close(ec);  // unheard: no TLS, no thread, no buffer
       continue;
     }
-    if (session.joinable()) session.join();
-    {
-      std::lock_guard<std::mutex> lk(lease_mu_);
-      lease_holder_ = conn->name.empty() ? "(unnamed client)" : conn->name;
-      lease_since_ = NowIsoUtc();
-    }
-    session = std::thread([this, c = std::move(conn)]() mutable { Session(std::move(c)); });
+    EnableKeepalive(sock.native_handle());
+    conn->tls = std::make_unique<TlsStream>(std::move(sock), *impl_->ctx);
+    auto w = std::make_unique<Worker>();
+    Worker* wp = w.get();
+    w->thread = std::thread([this, wp, address, c = std::move(conn)]() mutable {
+      Handle(std::move(c), address);
+      wp->done = true;
+    });
+    workers.push_back(std::move(w));
   }
-  if (session.joinable()) session.join();
+  reap(true);
   Log(LogLevel::kInfo, "stopped");
-  return Status::Ok();
+  return result;
+}
+
+void Agent::Handle(std::unique_ptr<Conn> conn, const std::string& address) {
+  const bool shook = Handshake(*conn);
+  ReleaseSlot(address);
+  if (!shook) return;
+  {
+    // One lease: the first worker to find it free takes it. A holder that just disconnected
+    // frees it within moments, so a client reconnecting right after its own session (a respawn)
+    // is not told "busy".
+    std::unique_lock<std::mutex> lk(lease_mu_);
+    if (!lease_cv_.wait_for(lk, std::chrono::milliseconds(kLeaseGraceMs),
+                            [this] { return lease_holder_.empty(); })) {
+      lk.unlock();
+      Busy(*conn);
+      return;
+    }
+    lease_holder_ = conn->name.empty() ? "(unnamed client)" : conn->name;
+    lease_since_ = NowIsoUtc();
+  }
+  Session(std::move(conn));
 }
 
 bool Agent::Handshake(Conn& c) {

@@ -21,14 +21,23 @@
 // folder by SHA-256 (lab/payload_cache.h) across sessions; a deploy of the image the board
 // already holds is skipped (lab/board_server.h ServerState).
 //
-// Threading: Serve() on one thread (it accepts while a session runs on its own thread);
+// Handshakes (docs/lab.md "Limits"): each accepted connection gets a worker thread that makes
+// the TLS handshake within handshake_timeout_ms, so a silent or slow peer delays nobody else. At
+// most max_handshakes are in flight, at most max_handshakes_per_address from one address; a
+// connection over either limit is closed at once and logged (one line per address a second,
+// with the count of those not logged). The worker that completes a handshake then waits for the
+// lease (at most 2 s) and serves the session itself, or answers "busy".
+//
+// Threading: Serve() on one thread (it accepts; handshakes and the session run on workers);
 // Stop() from any thread.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -43,11 +52,20 @@ namespace ctte::lab::net {
 
 enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2 };
 
+/// The largest max_handshakes an agent takes (each handshake in flight is a thread).
+inline constexpr int kMaxHandshakesLimit = 1024;
+
 struct AgentOptions {
   std::string host = "127.0.0.1";  ///< address to listen on
   uint16_t port = 0;               ///< 0: an ephemeral port (see Agent::port())
   TlsFiles tls;
   int handshake_timeout_ms = 10'000;
+  /// Handshakes run on worker threads, off the accept loop, each within handshake_timeout_ms:
+  /// at most this many at once (a peer beyond it is closed at once and logged) ...
+  int max_handshakes = 64;
+  /// ... and at most this many from one address, so that silent or slow peers of one host
+  /// cannot hold the slots a runner of another host needs.
+  int max_handshakes_per_address = 8;
   /// A session whose client sent no byte (request or heartbeat) for this long is dropped and
   /// its lease expires.
   int lease_timeout_ms = 30'000;
@@ -55,6 +73,13 @@ struct AgentOptions {
   int heartbeat_ms = 1'000;
   /// The payload cache folder; "" = a new temporary folder, removed with the agent.
   std::string cache_dir;
+  /// The cache's byte budget: storing a payload evicts the least recently used ones to fit.
+  uint64_t cache_bytes = uint64_t{4} << 30;
+  /// The largest image a deploy may carry, and the largest payload a put may carry (a workload
+  /// ELF); checked from the request's header before any payload byte is read. Each is at most
+  /// cache_bytes and kMaxPayloadBytes (the frame limit).
+  uint64_t max_image_bytes = uint64_t{256} << 20;
+  uint64_t max_put_bytes = uint64_t{64} << 20;
   /// Certificate names (CN) of the runners this agent serves; a client certificate of the lab
   /// CA with another name is refused after the handshake, with the reason logged. Empty: every
   /// runner certificate of the lab CA (ctte-board --listen requires a list).
@@ -82,6 +107,8 @@ class Agent {
   uint64_t refused() const { return refused_.load(); }    ///< peers dropped before a session
   uint64_t busy() const { return busy_.load(); }          ///< clients told "busy: leased by"
   uint64_t resets() const { return resets_.load(); }      ///< board resets after sessions
+  /// Connections closed unheard because max_handshakes (per address) were in flight.
+  uint64_t over_limit() const { return over_limit_.load(); }
   const PayloadCache& cache() const { return *cache_; }
 
  private:
@@ -92,12 +119,26 @@ class Agent {
   void Session(std::unique_ptr<Conn> conn);
   bool Handshake(Conn& conn);  ///< false: dropped and logged
   void Busy(Conn& conn);       ///< answers "busy: leased by ..." and closes
+  struct Worker;
+  /// A worker's life: the handshake (holding one of `address`'s slots), then the lease.
+  void Handle(std::unique_ptr<Conn> conn, const std::string& address);
+  /// Takes a handshake slot for `address`, or logs the refusal and returns false.
+  bool TakeSlot(const std::string& address, const std::string& peer);
+  void ReleaseSlot(const std::string& address);
   std::unique_ptr<Impl> impl_;
   Board* board_ = nullptr;
   AgentOptions options_;
   uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> sessions_{0}, refused_{0}, busy_{0}, resets_{0};
+  std::atomic<uint64_t> sessions_{0}, refused_{0}, busy_{0}, resets_{0}, over_limit_{0};
+  std::mutex slots_mu_;
+  int handshaking_ = 0;                              ///< guarded by slots_mu_
+  std::map<std::string, int> handshaking_by_addr_;  ///< guarded by slots_mu_
+  struct Quiet {
+    std::chrono::steady_clock::time_point logged{};
+    uint64_t unlogged = 0;
+  };
+  std::map<std::string, Quiet> quiet_;  ///< over-limit log lines per address; slots_mu_
   void ResetBoard(uint64_t session);
   std::unique_ptr<PayloadCache> cache_;
   std::string temp_cache_;  ///< a temporary cache folder we made ("" = none)

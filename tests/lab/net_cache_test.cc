@@ -123,6 +123,58 @@ TEST(NetCacheTest, APayloadThatDoesNotMatchItsHashIsRefused) {
   std::filesystem::remove_all(dir);
 }
 
+// The cache's byte budget (#27, bounded resources): storing evicts the least recently used
+// entries (a lookup counts as a use) until the new one fits; a payload over the whole budget is
+// refused; a restart keeps the order of use and evicts down to a smaller budget at once.
+TEST(NetCacheTest, TheBudgetEvictsTheLeastRecentlyUsedAndRefusesWhatCannotFit) {
+  const std::string dir = MakeTempDir();
+  std::vector<std::vector<uint8_t>> p;
+  std::vector<std::string> sha;
+  for (uint8_t i = 0; i < 4; ++i) {
+    p.emplace_back(1000, i);
+    sha.push_back(Sha256Hex(std::span<const uint8_t>(p.back())));
+  }
+  {
+    Result<std::unique_ptr<PayloadCache>> c = PayloadCache::Open(dir + "/c", 3000);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE((*c)->Put(sha[i], p[i]).ok());
+    EXPECT_EQ((*c)->bytes(), 3000u);
+    ASSERT_TRUE((*c)->Lookup(sha[0]).ok());  // 0 is now the most recently used; 1 the least
+    std::vector<std::string> evicted;
+    ASSERT_TRUE((*c)->Put(sha[3], p[3], &evicted).ok());
+    EXPECT_EQ(evicted, std::vector<std::string>{sha[1]});
+    EXPECT_FALSE(std::filesystem::exists(dir + "/c/" + sha[1]));
+    EXPECT_FALSE((*c)->Lookup(sha[1]).ok());
+    EXPECT_TRUE((*c)->Lookup(sha[0]).ok());
+    EXPECT_EQ((*c)->bytes(), 3000u);
+    EXPECT_EQ((*c)->evicted(), 1u);
+    // Storing a payload it holds again evicts nothing.
+    evicted.clear();
+    ASSERT_TRUE((*c)->Put(sha[3], p[3], &evicted).ok());
+    EXPECT_TRUE(evicted.empty());
+    EXPECT_EQ((*c)->bytes(), 3000u);
+    // Over the whole budget: refused, nothing evicted.
+    const std::vector<uint8_t> big(3001, 7);
+    Result<std::string> r = (*c)->Put(Sha256Hex(std::span<const uint8_t>(big)), big);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("payload of 3001 bytes exceeds the cache budget of 3000"),
+              std::string::npos)
+        << r.status().ToString();
+    EXPECT_EQ((*c)->bytes(), 3000u);
+    // Used last: 2 (stored), 0 (looked up), 3 (stored again).
+    ASSERT_TRUE((*c)->Lookup(sha[2]).ok());  // order now 0, 3, 2
+  }
+  // A restart with room for two: the least recently used (0) goes at once.
+  Result<std::unique_ptr<PayloadCache>> c = PayloadCache::Open(dir + "/c", 2000);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ((*c)->bytes(), 2000u);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/c/" + sha[0]));
+  EXPECT_TRUE((*c)->Lookup(sha[3]).ok());
+  EXPECT_TRUE((*c)->Lookup(sha[2]).ok());
+  EXPECT_FALSE(PayloadCache::Open(dir + "/c", 0).ok());
+  std::filesystem::remove_all(dir);
+}
+
 // A FakeBoard whose Run() takes run_ms (a run in progress when the client vanishes).
 class SlowRunBoard : public FakeBoard {
  public:

@@ -4,7 +4,7 @@
 // valid one, should not be able to do:
 //   tls    no certificate, another CA, a revoked, an expired, a board's (serverAuth only)
 //          certificate, a runner not on the allowlist, plain TCP, garbage, silence;
-//   frame  an oversized header length, a truncated frame;
+//   frame  an oversized header length, a truncated frame, a payload over its op's cap;
 //   op     every path field (deploy.path, plan.workload_elf, plan.fst_path) aimed at a canary
 //          file, payload fields missing, an image not on the allowlist (sent or cached), unknown
 //          and TEST_* ops, huge names, log injection through the op and the image name.
@@ -12,7 +12,11 @@
 // board must not see a refused deploy or run, the canary must be neither read back, changed nor
 // created, no reply may carry the canary's digest, and a good runner is served after every case.
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -25,6 +29,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -107,6 +112,12 @@ std::string Prefix(uint32_t hlen, uint32_t plen) {
   return p;
 }
 
+// A frame's prefix and a request header for `op` announcing `payload` bytes that never follow.
+std::string WithHeader(const std::string& op, uint32_t payload) {
+  const std::string h = Json{{"v", 1}, {"id", 7}, {"op", op}, {"sha256", std::string(64, 'a')}}.dump();
+  return Prefix(static_cast<uint32_t>(h.size()), payload) + h;
+}
+
 const std::string kZeros(64, '0');
 
 const Case kCases[] = {
@@ -135,6 +146,18 @@ const Case kCases[] = {
      {}, {}, {}, "bad frame magic"},
     {"TruncatedFrame", Kind::kFrame, {}, [] { return Prefix(100'000, 0) + "{\"v\":1"; }, "", {}, {},
      {}, "stream ended inside a frame"},
+    // --- per-op payload caps, checked from the header before any payload byte is read (the
+    //     bytes are never sent: the agent must answer at once) ---
+    {"DeployImageOverCap", Kind::kFrame, {}, [] { return WithHeader("deploy", 300u << 20); }, "",
+     {}, {}, {}, "payload of 314572800 bytes for op \"deploy\" exceeds this agent's cap of 268435456"},
+    {"PutOverCap", Kind::kFrame, {}, [] { return WithHeader("put", 65u << 20); }, "", {}, {}, {},
+     "payload of 68157440 bytes for op \"put\" exceeds this agent's cap of 67108864"},
+    {"IdentifyWithPayload", Kind::kFrame, {}, [] { return WithHeader("identify", 1); }, "", {}, {},
+     {}, "payload of 1 bytes for op \"identify\" exceeds this agent's cap of 0"},
+    {"RunWithPayload", Kind::kFrame, {}, [] { return WithHeader("run", 4096); }, "", {}, {}, {},
+     "payload of 4096 bytes for op \"run\" exceeds this agent's cap of 0"},
+    {"PayloadWithoutOp", Kind::kFrame, {}, [] { return Prefix(2, 1000) + "{}"; }, "", {}, {}, {},
+     "payload of 1000 bytes for a header without an op exceeds"},
     // --- ops: paths ---
     {"DeployPath", Kind::kOp, {}, {}, "deploy",
      [] { return Json{{"name", "x"}, {"path", W().canary}}; }, {}, {}, "deploy.path"},
@@ -360,6 +383,96 @@ TEST_F(HostilePeerTest, AllowedImageAndCachedWorkloadAreServed) {
   EXPECT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(board_->deploys.load(), deploys + 1);
   EXPECT_EQ(board_->runs.load(), runs + 1);
+}
+
+// A TCP connection from `from` (any 127.x.y.z address is this host's loopback) to the agent
+// that says nothing: a peer holding a handshake slot until the agent's deadline.
+int SilentPeer(const char* from, uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  EXPECT_GE(fd, 0);
+  sockaddr_in src{};
+  src.sin_family = AF_INET;
+  ::inet_pton(AF_INET, from, &src.sin_addr);
+  EXPECT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&src), sizeof src), 0) << from;
+  sockaddr_in dst{};
+  dst.sin_family = AF_INET;
+  dst.sin_port = htons(port);
+  ::inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
+  EXPECT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&dst), sizeof dst), 0) << from;
+  return fd;
+}
+
+// Silent peers cannot starve a runner (#27, bounded resources): handshakes run off the accept
+// loop, at most 4 from one address and 16 in all here, each within the 5 s deadline. Twelve
+// silent peers of one host hold 4 slots and are closed beyond that; a runner of another host is
+// served at once, well inside one handshake deadline (before, the accept loop made every
+// handshake in turn, so the runner waited 5 s for each silent peer ahead of it). Filling the
+// 16 slots from four more hosts refuses the next peer at once, and the slots come back as the
+// silent peers leave.
+TEST(AgentLimitsTest, SilentPeersOfOneHostDoNotDelayARunnerOfAnother) {
+  Pki pki;
+  FakeBoard board;
+  RunningAgent agent(board, pki.Files("board-a"), /*handshake_ms=*/5'000, 60'000,
+                     [](AgentOptions& o) {
+                       o.allow = {"runner"};
+                       o.max_handshakes = 16;
+                       o.max_handshakes_per_address = 4;
+                     });
+  std::vector<int> silent;
+  for (int i = 0; i < 12; ++i) silent.push_back(SilentPeer("127.0.0.2", agent.port()));
+  EXPECT_TRUE(agent.WaitRefused(8));
+  EXPECT_EQ(agent.agent().over_limit(), 8u);
+  EXPECT_NE(agent.log().find("4 handshakes in flight from 127.0.0.2 (the per-address limit)"),
+            std::string::npos)
+      << agent.log();
+
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(ClientOptions(pki, agent.port(), "board-a"));
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    EXPECT_TRUE((*b)->Identify().ok());
+  }
+  const auto served_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::steady_clock::now() - t0)
+                             .count();
+  EXPECT_LT(served_ms, 2'500) << "a runner waited behind silent peers";
+  EXPECT_EQ(agent.agent().sessions(), 1u);
+
+  // Four more hosts fill the other 12 slots; the 17th handshake is refused unheard.
+  for (const char* from : {"127.0.0.3", "127.0.0.4", "127.0.0.5"}) {
+    for (int i = 0; i < 4; ++i) silent.push_back(SilentPeer(from, agent.port()));
+  }
+  silent.push_back(SilentPeer("127.0.0.6", agent.port()));
+  ASSERT_TRUE(agent.WaitRefused(9));
+  EXPECT_EQ(agent.agent().over_limit(), 9u);
+  EXPECT_NE(agent.log().find("16 handshakes in flight (the limit)"), std::string::npos)
+      << agent.log();
+
+  // The silent peers leave: their handshakes fail at once and free the slots.
+  for (const int fd : silent) ::close(fd);
+  Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(ClientOptions(pki, agent.port(), "board-a"));
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_TRUE((*b)->Identify().ok());
+  EXPECT_EQ(agent.agent().over_limit(), 9u);
+}
+
+TEST(AgentLimitsTest, OutOfRangeLimitsAreRefused) {
+  Pki pki;
+  FakeBoard board;
+  for (const auto& [total, per, what] :
+       std::vector<std::tuple<int, int, std::string>>{
+           {0, 1, "max_handshakes 0 out of range: expected 1..1024"},
+           {kMaxHandshakesLimit + 1, 1, "max_handshakes 1025 out of range"},
+           {8, 0, "max_handshakes_per_address 0 out of range"},
+           {8, 9, "max_handshakes_per_address 9 out of range: expected 1..max_handshakes (8)"}}) {
+    AgentOptions o;
+    o.tls = pki.Files("board-a");
+    o.max_handshakes = total;
+    o.max_handshakes_per_address = per;
+    Result<std::unique_ptr<Agent>> a = Agent::Listen(board, o);
+    ASSERT_FALSE(a.ok()) << what;
+    EXPECT_NE(a.status().message().find(what), std::string::npos) << a.status().ToString();
+  }
 }
 
 // The runner's side of the roles: it refuses an agent that presents a runner's (clientAuth)

@@ -34,6 +34,16 @@ expect handshake_timeout_range "--handshake-timeout: Value 2147484 not in range"
   "$board" "${agent[@]}" --allow r1 --image-dir ca --handshake-timeout 2147484
 expect lease_timeout_range "--lease-timeout: Value 0 not in range" \
   "$board" "${agent[@]}" --allow r1 --image-dir ca --lease-timeout 0
+expect max_handshakes_range "--max-handshakes: Value 0 not in range" \
+  "$board" "${agent[@]}" --allow r1 --image-dir ca --max-handshakes 0
+expect per_address_over_total "max_handshakes_per_address 9 out of range: expected 1..max_handshakes (8)" \
+  "$board" "${agent[@]}" --allow r1 --image-dir ca --max-handshakes 8 --max-handshakes-per-address 9
+expect cache_bytes_range "--cache-bytes: Value 1024 not in range" \
+  "$board" "${agent[@]}" --allow r1 --image-dir ca --cache-bytes 1K
+expect image_cap_over_cache "max_image_bytes 268435456 out of range: expected 1..67108864" \
+  "$board" "${agent[@]}" --allow r1 --image-dir ca --cache-bytes 64M
+expect put_cap_over_frame "max_put_bytes 1073741824 out of range: expected 1..536870912" \
+  "$board" "${agent[@]}" --allow r1 --image-dir ca --max-put-bytes 1G
 chmod 640 c/b1.key
 expect key_readable_by_group "has mode 0640: group or others may access it" \
   "$board" "${agent[@]}" --allow r1 --image-dir ca

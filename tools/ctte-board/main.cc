@@ -199,6 +199,13 @@ int main(int argc, char** argv) {
                  "seconds without a request or heartbeat from the client before its lease expires "
                  "(1..86400, default 30)")
       ->check(CLI::Range(1, 86400));
+  app.add_option("--max-handshakes", agent.max_handshakes,
+                 "TLS handshakes in flight at once; a connection beyond is closed unheard "
+                 "(1..1024, default 64)")
+      ->check(CLI::Range(1, ctte::lab::net::kMaxHandshakesLimit));
+  app.add_option("--max-handshakes-per-address", agent.max_handshakes_per_address,
+                 "TLS handshakes in flight from one address (1..--max-handshakes, default 8)")
+      ->check(CLI::Range(1, ctte::lab::net::kMaxHandshakesLimit));
   std::string allow, allow_file, image_dir;
   app.add_option("--allow", allow, "runner certificate names this agent serves (comma-separated)");
   app.add_option("--allow-file", allow_file, "file of runner names this agent serves, one a line");
@@ -208,6 +215,18 @@ int main(int argc, char** argv) {
                  "sim: the only images this agent loads are the files in DIR (by SHA-256)");
   app.add_option("--cache-dir", agent.cache_dir,
                  "payload cache folder (images, workloads by SHA-256; default: a temporary one)");
+  app.add_option("--cache-bytes", agent.cache_bytes,
+                 "payload cache budget; storing evicts the least recently used payloads "
+                 "(1M..1T, suffixes K M G T; default 4G)")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(uint64_t{1} << 20, uint64_t{1} << 40));
+  app.add_option("--max-image-bytes", agent.max_image_bytes,
+                 "largest image a deploy may send (1..512M and at most --cache-bytes; default 256M)")
+      ->transform(CLI::AsSizeValue(false));
+  app.add_option("--max-put-bytes", agent.max_put_bytes,
+                 "largest payload (a workload ELF) a put may send (1..512M and at most "
+                 "--cache-bytes; default 64M)")
+      ->transform(CLI::AsSizeValue(false));
   app.add_option("--log-level", log_level, "agent log level: debug, info, warn (default info)")
       ->check(CLI::IsMember({"debug", "info", "warn"}));
   try {
