@@ -6,19 +6,28 @@
 # session logs: bytes from and to the client) and the image deploys the agents skipped.
 # Time the whole thing as a pair, e.g. `/usr/bin/time -v bash bench/net_soak_bench.sh local 40`
 # then the same with `net`, in turn, and compare user, system and wall time.
-# Usage: bench/net_soak_bench.sh net|local [RUNS] (BUILD_DIR, default build)
+# `attack` is `net` while tests/net/net_attacker.py attacks both agents (silent, garbage and
+# slow peers from 127.0.0.2-4; docs/lab.md "Limits"): pair it with `net` to see what the attack
+# costs a soak, e.g. farm-bench --vs 'bash bench/net_soak_bench.sh net 40' -- bash
+# bench/net_soak_bench.sh attack 40.
+# Usage: bench/net_soak_bench.sh net|attack|local [RUNS] (BUILD_DIR, default build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=${1:?net or local} runs=${2:-40}
+mode=${1:?net, attack or local} runs=${2:-40}
 build=${BUILD_DIR:-build}
 lab=$build/bin/ctte-lab board=$build/bin/ctte-board
 . tests/net/net_lab.sh
-if [ "$mode" = net ]; then
+if [ "$mode" = net ] || [ "$mode" = attack ]; then
   net_lab_certs
   start_agent board-a; port_a=$port
   start_agent board-b; port_b=$port
   write_lab_json "$port_a" "$port_b"
   where=(--lab "$work/lab.json")
+  if [ "$mode" = attack ]; then
+    python3 tests/net/net_attacker.py "$port_a" "$port_b" 2>"$work/attacker.log" &
+    pids+=($!)
+    sleep 1  # the attack is under way before the runner connects
+  fi
 else
   where=(--boards 2)
 fi
@@ -31,7 +40,7 @@ s = json.load(open(sys.argv[1])); mode, runs, work = sys.argv[2], int(sys.argv[3
 sess = s["session"]
 print(f"{mode}: {sess['runs']} runs ({sess['green']} green) in {sess['elapsed_seconds']:.1f} s: "
       f"{sess['runs'] * 3600 / sess['elapsed_seconds']:.0f} runs/h, {sess['deploys']} deploys")
-if mode == "net":
+if mode in ("net", "attack"):
     up = down = skipped = 0
     for log in glob.glob(work + "/board-*.log"):
         for line in open(log):
@@ -39,6 +48,6 @@ if mode == "net":
             if m: up += int(m.group(1)); down += int(m.group(2))
             if "skipped: the board holds" in line: skipped += 1
     n = max(sess["runs"], 1)
-    print(f"net: bytes per run: {up / n:.0f} to the agents, {down / n:.0f} from them "
+    print(f"{mode}: bytes per run: {up / n:.0f} to the agents, {down / n:.0f} from them "
           f"({(up + down) / n:.0f} in all); {skipped} deploys skipped by the agents")
 PY

@@ -40,6 +40,13 @@ Result<std::unique_ptr<Agent>> Agent::Listen(Board& board, AgentOptions options)
                                    " out of range: expected 1.." +
                                    std::to_string(kMaxHandshakesLimit));
   }
+  if (a->options_.max_connections_per_second < 1 ||
+      a->options_.max_connections_per_second > kMaxConnectionRateLimit) {
+    return Status::InvalidArgument("max_connections_per_second " +
+                                   std::to_string(a->options_.max_connections_per_second) +
+                                   " out of range: expected 1.." +
+                                   std::to_string(kMaxConnectionRateLimit));
+  }
   if (a->options_.max_handshakes_per_address < 1 ||
       a->options_.max_handshakes_per_address > a->options_.max_handshakes) {
     return Status::InvalidArgument(
@@ -148,9 +155,32 @@ struct Agent::Worker {
 
 bool Agent::TakeSlot(const std::string& address, const std::string& peer) {
   std::lock_guard<std::mutex> lk(slots_mu_);
+  const auto now = std::chrono::steady_clock::now();
+  // The per-address connection rate: a token bucket of one second's worth.
+  if (buckets_.size() > 4096) {
+    std::erase_if(buckets_, [&](const auto& b) { return now - b.second.last > std::chrono::minutes(1); });
+  }
+  const double rate = options_.max_connections_per_second;
+  auto [bit, fresh] = buckets_.try_emplace(address, Bucket{rate, now});
+  Bucket& bucket = bit->second;
+  if (!fresh) {
+    const double dt = std::chrono::duration<double>(now - bucket.last).count();
+    bucket.tokens = std::min(rate, bucket.tokens + dt * rate);
+    bucket.last = now;
+  }
+  std::string why;
   int& mine = handshaking_by_addr_[address];
-  const bool total_full = handshaking_ >= options_.max_handshakes;
-  if (!total_full && mine < options_.max_handshakes_per_address) {
+  if (bucket.tokens < 1.0) {
+    why = "more than " + std::to_string(options_.max_connections_per_second) +
+          " connections a second from " + address + " (the per-address rate)";
+  } else if (handshaking_ >= options_.max_handshakes) {
+    why = std::to_string(options_.max_handshakes) + " handshakes in flight (the limit)";
+  } else if (mine >= options_.max_handshakes_per_address) {
+    why = std::to_string(options_.max_handshakes_per_address) + " handshakes in flight from " +
+          address + " (the per-address limit)";
+  }
+  if (why.empty()) {
+    bucket.tokens -= 1.0;
     ++mine;
     ++handshaking_;
     return true;
@@ -160,7 +190,6 @@ bool Agent::TakeSlot(const std::string& address, const std::string& peer) {
   ++over_limit_;
   // One line per address a second: a flood of connections is not a flood of log lines.
   Quiet& q = quiet_[address];
-  const auto now = std::chrono::steady_clock::now();
   if (now - q.logged < std::chrono::seconds(1)) {
     ++q.unlogged;
     return false;
@@ -170,12 +199,7 @@ bool Agent::TakeSlot(const std::string& address, const std::string& peer) {
   q.logged = now;
   q.unlogged = 0;
   if (quiet_.size() > 4096) quiet_.clear();  // bounded: at worst some lines are not suppressed
-  Log(LogLevel::kWarn,
-      "dropped " + peer + ": " +
-          (total_full ? std::to_string(options_.max_handshakes) + " handshakes in flight (the limit)"
-                      : std::to_string(options_.max_handshakes_per_address) +
-                            " handshakes in flight from " + address + " (the per-address limit)") +
-          more);
+  Log(LogLevel::kWarn, "dropped " + peer + ": " + why + more);
   return false;
 }
 

@@ -23,8 +23,9 @@
 //
 // Handshakes (docs/lab.md "Limits"): each accepted connection gets a worker thread that makes
 // the TLS handshake within handshake_timeout_ms, so a silent or slow peer delays nobody else. At
-// most max_handshakes are in flight, at most max_handshakes_per_address from one address; a
-// connection over either limit is closed at once and logged (one line per address a second,
+// most max_connections_per_second new connections a second are taken from one address, at most
+// max_handshakes are in flight, at most max_handshakes_per_address from one address; a
+// connection over any limit is closed at once and logged (one line per address a second,
 // with the count of those not logged). The worker that completes a handshake then waits for the
 // lease (at most 2 s) and serves the session itself, or answers "busy".
 //
@@ -54,6 +55,8 @@ enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2 };
 
 /// The largest max_handshakes an agent takes (each handshake in flight is a thread).
 inline constexpr int kMaxHandshakesLimit = 1024;
+/// The largest max_connections_per_second an agent takes.
+inline constexpr int kMaxConnectionRateLimit = 10'000;
 
 struct AgentOptions {
   std::string host = "127.0.0.1";  ///< address to listen on
@@ -66,6 +69,9 @@ struct AgentOptions {
   /// ... and at most this many from one address, so that silent or slow peers of one host
   /// cannot hold the slots a runner of another host needs.
   int max_handshakes_per_address = 8;
+  /// New connections a second from one address (a token bucket holding one second's worth); a
+  /// connection beyond it is closed at once, before any TLS work, and logged.
+  int max_connections_per_second = 20;
   /// A session whose client sent no byte (request or heartbeat) for this long is dropped and
   /// its lease expires.
   int lease_timeout_ms = 30'000;
@@ -107,7 +113,8 @@ class Agent {
   uint64_t refused() const { return refused_.load(); }    ///< peers dropped before a session
   uint64_t busy() const { return busy_.load(); }          ///< clients told "busy: leased by"
   uint64_t resets() const { return resets_.load(); }      ///< board resets after sessions
-  /// Connections closed unheard because max_handshakes (per address) were in flight.
+  /// Connections closed unheard: over the per-address rate, or max_handshakes (per address)
+  /// in flight.
   uint64_t over_limit() const { return over_limit_.load(); }
   const PayloadCache& cache() const { return *cache_; }
 
@@ -139,6 +146,11 @@ class Agent {
     uint64_t unlogged = 0;
   };
   std::map<std::string, Quiet> quiet_;  ///< over-limit log lines per address; slots_mu_
+  struct Bucket {
+    double tokens = 0;
+    std::chrono::steady_clock::time_point last{};
+  };
+  std::map<std::string, Bucket> buckets_;  ///< connection rate per address; slots_mu_
   void ResetBoard(uint64_t session);
   std::unique_ptr<PayloadCache> cache_;
   std::string temp_cache_;  ///< a temporary cache folder we made ("" = none)

@@ -238,6 +238,8 @@ class HostilePeerTest : public ::testing::TestWithParam<Case> {
     agent_ = new RunningAgent(*board_, pki_->Files("board-a"), /*handshake_ms=*/1'000, 60'000,
                               [](AgentOptions& o) {
                                 o.allow = {"runner", "revoked", "expired"};
+                                // The table connects from 127.0.0.1 faster than a runner does.
+                                o.max_connections_per_second = kMaxConnectionRateLimit;
                                 o.server.image_allowlist = std::set<std::string>{W().good_sha};
                               });
   }
@@ -456,6 +458,32 @@ TEST(AgentLimitsTest, SilentPeersOfOneHostDoNotDelayARunnerOfAnother) {
   EXPECT_EQ(agent.agent().over_limit(), 9u);
 }
 
+// A host that connects and closes in a tight loop gets one second's worth of connections (10
+// here), the rest closed before any TLS work; a runner of another host is served meanwhile.
+TEST(AgentLimitsTest, AConnectionFloodOfOneHostIsRateLimited) {
+  Pki pki;
+  FakeBoard board;
+  RunningAgent agent(board, pki.Files("board-a"), /*handshake_ms=*/5'000, 60'000,
+                     [](AgentOptions& o) {
+                       o.allow = {"runner"};
+                       o.max_connections_per_second = 10;
+                     });
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 60; ++i) ::close(SilentPeer("127.0.0.2", agent.port()));
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // At most the bucket (10) plus what refilled while the loop ran got through.
+  const uint64_t at_most_through = 10 + static_cast<uint64_t>(secs * 10) + 1;
+  EXPECT_TRUE(agent.WaitRefused(60 - at_most_through));
+  EXPECT_GE(agent.agent().over_limit(), 60 - at_most_through) << secs << " s";
+  EXPECT_NE(agent.log().find("more than 10 connections a second from 127.0.0.2 (the per-address rate)"),
+            std::string::npos)
+      << agent.log();
+  Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(ClientOptions(pki, agent.port(), "board-a"));
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_TRUE((*b)->Identify().ok());
+}
+
 TEST(AgentLimitsTest, OutOfRangeLimitsAreRefused) {
   Pki pki;
   FakeBoard board;
@@ -473,6 +501,14 @@ TEST(AgentLimitsTest, OutOfRangeLimitsAreRefused) {
     ASSERT_FALSE(a.ok()) << what;
     EXPECT_NE(a.status().message().find(what), std::string::npos) << a.status().ToString();
   }
+  AgentOptions o;
+  o.tls = pki.Files("board-a");
+  o.max_connections_per_second = 0;
+  Result<std::unique_ptr<Agent>> a = Agent::Listen(board, o);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("max_connections_per_second 0 out of range: expected 1..10000"),
+            std::string::npos)
+      << a.status().ToString();
 }
 
 // The runner's side of the roles: it refuses an agent that presents a runner's (clientAuth)

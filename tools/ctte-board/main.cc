@@ -215,6 +215,10 @@ int main(int argc, char** argv) {
                  "sim: the only images this agent loads are the files in DIR (by SHA-256)");
   app.add_option("--cache-dir", agent.cache_dir,
                  "payload cache folder (images, workloads by SHA-256; default: a temporary one)");
+  app.add_option("--max-connection-rate", agent.max_connections_per_second,
+                 "new connections a second from one address; more are closed unheard "
+                 "(1..10000, default 20)")
+      ->check(CLI::Range(1, ctte::lab::net::kMaxConnectionRateLimit));
   app.add_option("--cache-bytes", agent.cache_bytes,
                  "payload cache budget; storing evicts the least recently used payloads "
                  "(1M..1T, suffixes K M G T; default 4G)")
