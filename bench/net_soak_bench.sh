@@ -18,10 +18,7 @@ build=${BUILD_DIR:-build}
 lab=$build/bin/ctte-lab board=$build/bin/ctte-board
 . tests/net/net_lab.sh
 if [ "$mode" = net ] || [ "$mode" = attack ]; then
-  net_lab_certs
-  start_agent board-a; port_a=$port
-  start_agent board-b; port_b=$port
-  write_lab_json "$port_a" "$port_b"
+  two_agents
   where=(--lab "$work/lab.json")
   if [ "$mode" = attack ]; then
     python3 tests/net/net_attacker.py "$port_a" "$port_b" 2>"$work/attacker.log" &

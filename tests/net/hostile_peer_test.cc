@@ -404,6 +404,29 @@ int SilentPeer(const char* from, uint16_t port) {
   return fd;
 }
 
+// An agent with a 5 s handshake deadline serving "runner", under the limits a test sets.
+class AgentLimitsTest : public ::testing::Test {
+ protected:
+  void Start(const std::function<void(AgentOptions&)>& limits) {
+    agent_ = std::make_unique<RunningAgent>(board_, pki_.Files("board-a"), /*handshake_ms=*/5'000,
+                                            60'000, [&](AgentOptions& o) {
+                                              o.allow = {"runner"};
+                                              limits(o);
+                                            });
+  }
+  // A runner of 127.0.0.1 connects and identifies the board.
+  ::testing::AssertionResult ServesARunner() {
+    Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(ClientOptions(pki_, agent_->port(), "board-a"));
+    if (!b.ok()) return ::testing::AssertionFailure() << b.status().ToString();
+    const Status s = (*b)->Identify().status();
+    if (!s.ok()) return ::testing::AssertionFailure() << s.ToString();
+    return ::testing::AssertionSuccess();
+  }
+  Pki pki_;
+  FakeBoard board_;
+  std::unique_ptr<RunningAgent> agent_;  // last: stopped before the board goes
+};
+
 // Silent peers cannot starve a runner (#27, bounded resources): handshakes run off the accept
 // loop, at most 4 from one address and 16 in all here, each within the 5 s deadline. Twelve
 // silent peers of one host hold 4 slots and are closed beyond that; a runner of another host is
@@ -411,15 +434,12 @@ int SilentPeer(const char* from, uint16_t port) {
 // handshake in turn, so the runner waited 5 s for each silent peer ahead of it). Filling the
 // 16 slots from four more hosts refuses the next peer at once, and the slots come back as the
 // silent peers leave.
-TEST(AgentLimitsTest, SilentPeersOfOneHostDoNotDelayARunnerOfAnother) {
-  Pki pki;
-  FakeBoard board;
-  RunningAgent agent(board, pki.Files("board-a"), /*handshake_ms=*/5'000, 60'000,
-                     [](AgentOptions& o) {
-                       o.allow = {"runner"};
-                       o.max_handshakes = 16;
-                       o.max_handshakes_per_address = 4;
-                     });
+TEST_F(AgentLimitsTest, SilentPeersOfOneHostDoNotDelayARunnerOfAnother) {
+  Start([](AgentOptions& o) {
+    o.max_handshakes = 16;
+    o.max_handshakes_per_address = 4;
+  });
+  RunningAgent& agent = *agent_;
   std::vector<int> silent;
   for (int i = 0; i < 12; ++i) silent.push_back(SilentPeer("127.0.0.2", agent.port()));
   EXPECT_TRUE(agent.WaitRefused(8));
@@ -429,11 +449,7 @@ TEST(AgentLimitsTest, SilentPeersOfOneHostDoNotDelayARunnerOfAnother) {
       << agent.log();
 
   const auto t0 = std::chrono::steady_clock::now();
-  {
-    Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(ClientOptions(pki, agent.port(), "board-a"));
-    ASSERT_TRUE(b.ok()) << b.status().ToString();
-    EXPECT_TRUE((*b)->Identify().ok());
-  }
+  ASSERT_TRUE(ServesARunner());
   const auto served_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::steady_clock::now() - t0)
                              .count();
@@ -452,22 +468,15 @@ TEST(AgentLimitsTest, SilentPeersOfOneHostDoNotDelayARunnerOfAnother) {
 
   // The silent peers leave: their handshakes fail at once and free the slots.
   for (const int fd : silent) ::close(fd);
-  Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(ClientOptions(pki, agent.port(), "board-a"));
-  ASSERT_TRUE(b.ok()) << b.status().ToString();
-  EXPECT_TRUE((*b)->Identify().ok());
+  EXPECT_TRUE(ServesARunner());
   EXPECT_EQ(agent.agent().over_limit(), 9u);
 }
 
 // A host that connects and closes in a tight loop gets one second's worth of connections (10
 // here), the rest closed before any TLS work; a runner of another host is served meanwhile.
-TEST(AgentLimitsTest, AConnectionFloodOfOneHostIsRateLimited) {
-  Pki pki;
-  FakeBoard board;
-  RunningAgent agent(board, pki.Files("board-a"), /*handshake_ms=*/5'000, 60'000,
-                     [](AgentOptions& o) {
-                       o.allow = {"runner"};
-                       o.max_connections_per_second = 10;
-                     });
+TEST_F(AgentLimitsTest, AConnectionFloodOfOneHostIsRateLimited) {
+  Start([](AgentOptions& o) { o.max_connections_per_second = 10; });
+  RunningAgent& agent = *agent_;
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < 60; ++i) ::close(SilentPeer("127.0.0.2", agent.port()));
   const double secs =
@@ -479,14 +488,10 @@ TEST(AgentLimitsTest, AConnectionFloodOfOneHostIsRateLimited) {
   EXPECT_NE(agent.log().find("more than 10 connections a second from 127.0.0.2 (the per-address rate)"),
             std::string::npos)
       << agent.log();
-  Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(ClientOptions(pki, agent.port(), "board-a"));
-  ASSERT_TRUE(b.ok()) << b.status().ToString();
-  EXPECT_TRUE((*b)->Identify().ok());
+  EXPECT_TRUE(ServesARunner());
 }
 
-TEST(AgentLimitsTest, OutOfRangeLimitsAreRefused) {
-  Pki pki;
-  FakeBoard board;
+TEST_F(AgentLimitsTest, OutOfRangeLimitsAreRefused) {
   for (const auto& [total, per, what] :
        std::vector<std::tuple<int, int, std::string>>{
            {0, 1, "max_handshakes 0 out of range: expected 1..1024"},
@@ -494,17 +499,17 @@ TEST(AgentLimitsTest, OutOfRangeLimitsAreRefused) {
            {8, 0, "max_handshakes_per_address 0 out of range"},
            {8, 9, "max_handshakes_per_address 9 out of range: expected 1..max_handshakes (8)"}}) {
     AgentOptions o;
-    o.tls = pki.Files("board-a");
+    o.tls = pki_.Files("board-a");
     o.max_handshakes = total;
     o.max_handshakes_per_address = per;
-    Result<std::unique_ptr<Agent>> a = Agent::Listen(board, o);
+    Result<std::unique_ptr<Agent>> a = Agent::Listen(board_, o);
     ASSERT_FALSE(a.ok()) << what;
     EXPECT_NE(a.status().message().find(what), std::string::npos) << a.status().ToString();
   }
   AgentOptions o;
-  o.tls = pki.Files("board-a");
+  o.tls = pki_.Files("board-a");
   o.max_connections_per_second = 0;
-  Result<std::unique_ptr<Agent>> a = Agent::Listen(board, o);
+  Result<std::unique_ptr<Agent>> a = Agent::Listen(board_, o);
   ASSERT_FALSE(a.ok());
   EXPECT_NE(a.status().message().find("max_connections_per_second 0 out of range: expected 1..10000"),
             std::string::npos)

@@ -21,7 +21,7 @@ import time
 
 ports = [int(p) for p in sys.argv[1:]]
 stop = threading.Event()
-counts = {"silent_opened": 0, "garbage_sent": 0, "drip_bytes": 0, "connect_failed": 0}
+counts = {"silent_opened": 0, "garbage_sent": 0, "drip_opened": 0, "drip_bytes": 0, "connect_failed": 0}
 lock = threading.Lock()
 
 
@@ -54,19 +54,36 @@ def closed_by_peer(s):
         return True
 
 
-def silent(port):
+def hold(src, port, want, greeting, drip, period):
+    """Keeps `want` connections from `src` open (reopened as the agent closes them); each new one
+    sends `greeting`, and every `period` seconds each sends one random byte when `drip`."""
     held = []
     while not stop.is_set():
         held = [s for s in held if not (closed_by_peer(s) and (s.close() or True))]
-        while len(held) < 32 and not stop.is_set():
-            s = connect("127.0.0.2", port)
+        while len(held) < want and not stop.is_set():
+            s = connect(src, port)
             if s is None:
                 break
+            bump("silent_opened" if not drip else "drip_opened")
+            try:
+                if greeting:
+                    s.send(greeting)
+            except OSError:
+                pass
             held.append(s)
-            bump("silent_opened")
-        stop.wait(0.05)
+        for s in held if drip else []:
+            try:
+                s.send(os.urandom(1))
+                bump("drip_bytes")
+            except OSError:
+                pass
+        stop.wait(period)
     for s in held:
         s.close()
+
+
+def silent(port):
+    hold("127.0.0.2", port, 32, b"", False, 0.05)
 
 
 def garbage(port):
@@ -83,27 +100,8 @@ def garbage(port):
 
 
 def drip(port):
-    held = []
-    while not stop.is_set():
-        held = [s for s in held if not (closed_by_peer(s) and (s.close() or True))]
-        while len(held) < 8 and not stop.is_set():
-            s = connect("127.0.0.4", port)
-            if s is None:
-                break
-            try:
-                s.send(b"\x16\x03\x01\x02\x00")  # a handshake record of 512 bytes, announced
-            except OSError:
-                pass
-            held.append(s)
-        for s in held:
-            try:
-                s.send(os.urandom(1))
-                bump("drip_bytes")
-            except OSError:
-                pass
-        stop.wait(0.5)
-    for s in held:
-        s.close()
+    # A TLS handshake record announcing 512 bytes, then one byte at a time.
+    hold("127.0.0.4", port, 8, b"\x16\x03\x01\x02\x00", True, 0.5)
 
 
 def on_term(*_):

@@ -7,6 +7,10 @@
 #   start_agent NAME an agent on 127.0.0.1:0 with NAME's certificate, serving the runner and
 #                    loading only the images in $build/images; sets $port and $agent_pid
 #   write_lab_json A_PORT B_PORT [B_EXTRA]   $work/lab.json naming the two agents
+#   two_agents       net_lab_certs, agents board-a and board-b, and $work/lab.json naming
+#                    them; sets $port_a, $port_b, $pid_a, $pid_b
+#   check_golden_rows N   the N campaign rows of $work/lab.db (no replays, no controls) equal
+#                    the golden smoke rows of the same indices (needs $src); exits 1 if not
 work=$(mktemp -d)
 pids=()
 net_lab_cleanup() {
@@ -39,6 +43,13 @@ start_agent() {  # NAME -> sets port, agent_pid
   echo "FAIL: agent $name did not start" >&2; cat "$work/$name.log" >&2; exit 3
 }
 
+two_agents() {
+  net_lab_certs
+  start_agent board-a; port_a=$port pid_a=$agent_pid
+  start_agent board-b; port_b=$port pid_b=$agent_pid
+  write_lab_json "$port_a" "$port_b"
+}
+
 write_lab_json() {  # A_PORT B_PORT [extra JSON members for board-b, with a leading comma]
   cat >"$work/lab.json" <<JSON
 {"boards": [
@@ -48,4 +59,20 @@ write_lab_json() {  # A_PORT B_PORT [extra JSON members for board-b, with a lead
    "cert": "certs/runner.crt", "key": "certs/runner.key", "ca": "ca/ca.crt"${3:-}}
 ]}
 JSON
+}
+
+check_golden_rows() {  # N
+  sqlite3 -separator $'\t' "$work/lab.db" \
+    "SELECT idx, seed, config_json, IFNULL(stream_sha256, ''), status FROM runs
+     WHERE replay_of IS NULL AND json_extract(config_json, '$.control') IS NULL ORDER BY idx" >"$work/lab.tsv"
+  local n
+  n=$(wc -l <"$work/lab.tsv")
+  [ "$n" -eq "$1" ] || { echo "FAIL: $n runs stored, expected $1"; cat "$work/soak.log"; exit 1; }
+  awk -F'\t' 'NR==FNR {want[$1]=1; next} ($1 in want)' "$work/lab.tsv" \
+    "$src/tests/behaviour/golden/smoke.tsv" >"$work/golden.tsv"
+  if ! cmp -s "$work/golden.tsv" "$work/lab.tsv"; then
+    echo "FAIL: runs through the agents differ from tests/behaviour/golden/smoke.tsv:"
+    diff <(cut -f1,2,4,5 "$work/golden.tsv") <(cut -f1,2,4,5 "$work/lab.tsv") | head -20 || true
+    exit 1
+  fi
 }

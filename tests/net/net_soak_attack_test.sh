@@ -11,10 +11,7 @@ set -euo pipefail
 src=$1 build=$2
 lab=$build/bin/ctte-lab board=$build/bin/ctte-board
 . "$src/tests/net/net_lab.sh"
-net_lab_certs
-start_agent board-a; port_a=$port
-start_agent board-b; port_b=$port
-write_lab_json "$port_a" "$port_b"
+two_agents
 
 python3 "$src/tests/net/net_attacker.py" "$port_a" "$port_b" 2>"$work/attacker.log" &
 attacker=$!
@@ -35,18 +32,7 @@ wait "$attacker" || true
 cat "$work/attacker.log"
 [ $rc -eq 0 ] || { echo "FAIL: soak exit $rc"; cat "$work/soak.log"; tail -20 "$work"/board-*.log; exit 1; }
 
-sqlite3 -separator $'\t' "$work/lab.db" \
-  "SELECT idx, seed, config_json, IFNULL(stream_sha256, ''), status FROM runs
-   WHERE replay_of IS NULL AND json_extract(config_json, '$.control') IS NULL ORDER BY idx" >"$work/lab.tsv"
-n=$(wc -l <"$work/lab.tsv")
-[ "$n" -eq 40 ] || { echo "FAIL: $n runs stored, expected 40"; cat "$work/soak.log"; exit 1; }
-awk -F'\t' 'NR==FNR {want[$1]=1; next} ($1 in want)' "$work/lab.tsv" \
-  "$src/tests/behaviour/golden/smoke.tsv" >"$work/golden.tsv"
-if ! cmp -s "$work/golden.tsv" "$work/lab.tsv"; then
-  echo "FAIL: runs under attack differ from tests/behaviour/golden/smoke.tsv:"
-  diff <(cut -f1,2,4,5 "$work/golden.tsv") <(cut -f1,2,4,5 "$work/lab.tsv") | head -20 || true
-  exit 1
-fi
+check_golden_rows 40
 attempts=$(sqlite3 "$work/lab.db" "SELECT COUNT(*) FROM run_attempts")
 [ "$attempts" -eq 0 ] || {
   echo "FAIL: $attempts infrastructure attempts under attack"; cat "$work/soak.log"; exit 1; }

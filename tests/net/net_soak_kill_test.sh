@@ -10,10 +10,7 @@ set -euo pipefail
 src=$1 build=$2
 lab=$build/bin/ctte-lab board=$build/bin/ctte-board
 . "$src/tests/net/net_lab.sh"
-net_lab_certs
-start_agent board-a; port_a=$port
-start_agent board-b; port_b=$port pid_b=$agent_pid
-write_lab_json "$port_a" "$port_b"
+two_agents
 
 "$lab" soak "$src/campaigns/smoke.json" --lab "$work/lab.json" --runs 40 --db "$work/lab.db" \
   --report-dir "$work/reports" --json >"$work/soak.json" 2>"$work/soak.log" &
@@ -31,18 +28,7 @@ rc=0
 wait "$soak_pid" || rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: soak exit $rc"; cat "$work/soak.log"; cat "$work/soak.json"; exit 1; }
 
-sqlite3 -separator $'\t' "$work/lab.db" \
-  "SELECT idx, seed, config_json, IFNULL(stream_sha256, ''), status FROM runs
-   WHERE replay_of IS NULL AND json_extract(config_json, '$.control') IS NULL ORDER BY idx" >"$work/lab.tsv"
-n=$(wc -l <"$work/lab.tsv")
-[ "$n" -eq 40 ] || { echo "FAIL: $n runs stored, expected 40"; cat "$work/soak.log"; exit 1; }
-awk -F'\t' 'NR==FNR {want[$1]=1; next} ($1 in want)' "$work/lab.tsv" \
-  "$src/tests/behaviour/golden/smoke.tsv" >"$work/golden.tsv"
-if ! cmp -s "$work/golden.tsv" "$work/lab.tsv"; then
-  echo "FAIL: runs differ from the golden rows:"
-  diff <(cut -f1,2,4,5 "$work/golden.tsv") <(cut -f1,2,4,5 "$work/lab.tsv") | head -20 || true
-  exit 1
-fi
+check_golden_rows 40
 # Exactly one earlier attempt: infra, on board-b; its run is green on board-a.
 attempts=$(sqlite3 -separator ' ' "$work/lab.db" \
   "SELECT a.status, a.infra_cause, ab.serial = rb.serial FROM run_attempts a

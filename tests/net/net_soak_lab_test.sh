@@ -26,19 +26,7 @@ rc=0
 if [ $rc -ne 0 ] && [ $rc -ne 1 ] && [ $rc -ne 3 ]; then
   echo "FAIL: soak exit $rc"; cat "$work/soak.log"; cat "$work"/board-*.log; exit 1
 fi
-sqlite3 -separator $'\t' "$work/lab.db" \
-  "SELECT idx, seed, config_json, IFNULL(stream_sha256, ''), status FROM runs
-   WHERE replay_of IS NULL AND json_extract(config_json, '$.control') IS NULL ORDER BY idx" >"$work/lab.tsv"
-n=$(wc -l <"$work/lab.tsv")
-[ "$n" -eq 40 ] || { echo "FAIL: $n runs stored, expected 40"; cat "$work/soak.log"; exit 1; }
-# The golden rows of the same indices.
-awk -F'\t' 'NR==FNR {want[$1]=1; next} ($1 in want)' "$work/lab.tsv" \
-  "$src/tests/behaviour/golden/smoke.tsv" >"$work/golden.tsv"
-if ! cmp -s "$work/golden.tsv" "$work/lab.tsv"; then
-  echo "FAIL: runs through the agents differ from tests/behaviour/golden/smoke.tsv:"
-  diff <(cut -f1,2,4,5 "$work/golden.tsv") <(cut -f1,2,4,5 "$work/lab.tsv") | head -20 || true
-  exit 1
-fi
+check_golden_rows 40
 # Both agents served the soak, and logged the runner by its certificate name.
 for name in board-a board-b; do
   grep -q "client 'runner' at 127.0.0.1:" "$work/$name.log" || {
