@@ -12,6 +12,7 @@
 #include "base/files.h"
 #include "base/output.h"
 #include "base/sha256.h"
+#include "base/text.h"
 
 namespace ctte::lab {
 
@@ -94,7 +95,8 @@ bool PayloadCache::ValidName(const std::string& sha256) {
 Result<std::string> PayloadCache::Lookup(const std::string& sha256, bool* corrupted) {
   if (corrupted != nullptr) *corrupted = false;
   if (!ValidName(sha256)) {
-    return Status::InvalidArgument("payload name '" + sha256 + "' is not a SHA-256 (64 hex digits)");
+    return Status::InvalidArgument("payload name " + QuoteForMessage(sha256) +
+                                   " is not a SHA-256 (64 hex digits)");
   }
   const std::string path = PathOf(sha256);
   struct stat st{};
@@ -134,7 +136,8 @@ Result<std::vector<uint8_t>> PayloadCache::Read(const std::string& sha256, bool*
 Result<std::string> PayloadCache::Put(const std::string& sha256, const std::vector<uint8_t>& bytes,
                                       std::vector<std::string>* evicted) {
   if (!ValidName(sha256)) {
-    return Status::InvalidArgument("payload name '" + sha256 + "' is not a SHA-256 (64 hex digits)");
+    return Status::InvalidArgument("payload name " + QuoteForMessage(sha256) +
+                                   " is not a SHA-256 (64 hex digits)");
   }
   const std::string got = Sha256Hex(bytes);
   if (got != sha256) {

@@ -25,6 +25,7 @@
 #include <functional>
 #include <ostream>
 #include <memory>
+#include <random>
 #include <set>
 #include <span>
 #include <string>
@@ -35,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/sha256.h"
+#include "base/text.h"
 #include "lab/net/agent.h"
 #include "lab/net/net_board.h"
 #include "lab/net/pki.h"
@@ -68,6 +70,7 @@ struct World {
   std::string canary;        ///< a secret file the agent could read
   std::string canary_sha;    ///< its SHA-256: no reply may carry it
   std::string fst_target;    ///< a path the agent must not create
+  std::string canary_link;   ///< a symbolic link to the canary
   std::vector<uint8_t> good_image, bad_image, workload;
   std::string good_sha, bad_sha, workload_sha;
 };
@@ -85,21 +88,22 @@ Json Plan(const std::string& elf, const std::string& fst = "") {
   return wire::ToJson(p);
 }
 
-enum class Kind { kTls, kFrame, kOp };
+enum class Kind { kTls, kRaw, kFrame, kOp };
 
 struct Case {
-  const char* name;
+  std::string name;
   Kind kind;
-  /// kTls: connect with these files (nullptr: no certificate at all). kFrame: raw bytes. kOp:
-  /// the request.
+  /// kTls: connect with these files (nullptr: no certificate at all). kRaw: bytes sent on
+  /// plain TCP instead of a handshake. kFrame: bytes sent inside a good TLS session (a name
+  /// starting "Truncated": the peer then leaves). kOp: the request.
   std::function<TlsFiles(const Pki&)> tls;
   std::function<std::string()> raw;
-  const char* op = "";
+  std::string op;
   std::function<Json()> fields;
   std::function<std::vector<uint8_t>()> payload;
   /// kOp: put these bytes in the agent's cache first (a cached image off the allowlist).
   std::function<std::vector<uint8_t>()> put_first;
-  const char* expect;  ///< in the reply (kOp) or the agent's log (kTls, kFrame)
+  std::string expect;  ///< in the reply (kOp) or the agent's log (kTls, kFrame)
 };
 
 // GoogleTest and ctest name a case by this.
@@ -209,6 +213,115 @@ const Case kCases[] = {
      [] { return W().bad_image; }, {}, "image \"x?FORGED\""},
 };
 
+// The table above, and families generated from it (data-driven, like the hostile-input
+// corpus): every path field with every spelling of a file the agent must not touch, huge
+// strings in every hash field, op names that are almost right, and control bytes in every
+// string the agent may log.
+std::vector<Case> AllCases() {
+  std::vector<Case> all(std::begin(kCases), std::end(kCases));
+  const std::vector<std::pair<std::string, std::function<std::string()>>> spellings = {
+      {"Canary", [] { return W().canary; }},
+      {"DotDot", [] { return "/../../.." + W().canary; }},
+      {"Symlink", [] { return W().canary_link; }},
+      {"ProcEnviron", [] { return std::string("/proc/self/environ"); }},
+      {"DevZero", [] { return std::string("/dev/zero"); }},
+      {"EtcShadow", [] { return std::string("/etc/shadow"); }},
+      {"Relative", [] { return std::string("canary-secret"); }},
+      {"FileUrl", [] { return "file://" + W().canary; }},
+      {"Tilde", [] { return std::string("~/.ssh/id_rsa"); }},
+      {"EmbeddedNul", [] { return W().canary + std::string(1, '\0') + ".so"; }},
+  };
+  const auto workload = [] { return W().workload; };
+  for (const auto& [spelling, path] : spellings) {
+    all.push_back({"DeployPath" + spelling, Kind::kOp, {}, {}, "deploy",
+                   [path] {
+                     return Json{{"name", "x"}, {"path", path()}, {"payload_sha256", W().good_sha}};
+                   },
+                   [] { return W().good_image; }, {}, "deploy.path"});
+    all.push_back({"RunWorkloadPath" + spelling, Kind::kOp, {}, {}, "run",
+                   [path] { return Json{{"plan", Plan(path())}, {"workload_sha256", W().workload_sha}}; },
+                   {}, workload, "plan.workload_elf"});
+    all.push_back({"RunFstPath" + spelling, Kind::kOp, {}, {}, "run",
+                   [path] {
+                     return Json{{"plan", Plan("", path())}, {"workload_sha256", W().workload_sha}};
+                   },
+                   {}, workload, "plan.fst_path"});
+  }
+  // A 100 KB string where a SHA-256 belongs: refused, and never echoed whole.
+  const std::string huge(100'000, 'f');
+  all.push_back({"HugeHaveName", Kind::kOp, {}, {}, "have", [huge] { return Json{{"sha256", huge}}; },
+                 {}, {}, "(100000 bytes)"});
+  all.push_back({"HugePutName", Kind::kOp, {}, {}, "put", [huge] { return Json{{"sha256", huge}}; },
+                 workload, {}, "(100000 bytes)"});
+  all.push_back({"HugeDeployPayloadName", Kind::kOp, {}, {}, "deploy",
+                 [huge] { return Json{{"name", "x"}, {"payload_sha256", huge}}; },
+                 [] { return W().good_image; }, {}, "(100000 bytes)"});
+  all.push_back({"HugeRunWorkloadName", Kind::kOp, {}, {}, "run",
+                 [huge] { return Json{{"plan", Plan("")}, {"workload_sha256", huge}}; }, {}, {},
+                 "(100000 bytes)"});
+  // Op names one step from a real one.
+  for (const auto& [name, op] : std::vector<std::pair<std::string, std::string>>{
+           {"Capitalized", "Deploy"}, {"TrailingSpace", "deploy "}, {"LeadingSpace", " identify"},
+           {"Tab", "identify\t"}, {"PathLike", "../deploy"}, {"Chained", "identify;shutdown"},
+           {"TestHang", "TEST_hang"}, {"TestPrefix", "TEST_"}, {"Empty", ""}}) {
+    all.push_back({"AlmostOp" + name, Kind::kOp, {}, {}, op, [] { return Json::object(); }, {}, {},
+                   "unknown op \"" + QuoteForMessage(op).substr(1)});
+  }
+  // Control bytes in every string the agent may log: shown as '?', never a line of their own.
+  for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::string>>{
+           {"CarriageReturn", "\r"}, {"Escape", "\x1b[2J"}, {"CrLf", "\r\n"}}) {
+    all.push_back({"LogInjectionInOp" + name, Kind::kOp, {}, {}, "identify" + bytes + "FORGED",
+                   [] { return Json::object(); }, {}, {}, "unknown op \"identify?"});
+    all.push_back({"LogInjectionInImageName" + name, Kind::kOp, {}, {}, "deploy",
+                   [b = bytes] { return Json{{"name", "x" + b + "FORGED"}, {"payload_sha256", W().bad_sha}}; },
+                   [] { return W().bad_image; }, {}, "image \"x?"});
+    all.push_back({"LogInjectionInHash" + name, Kind::kOp, {}, {}, "have",
+                   [b = bytes] { return Json{{"sha256", "ab" + b + "FORGED"}}; }, {}, {}, "\"ab?"});
+  }
+  // Plain TCP that is not a TLS handshake: each is dropped and logged before any frame.
+  const auto random_bytes = [](uint32_t seed) {
+    std::mt19937 g(seed);
+    std::string r(1024, '\0');
+    for (char& ch : r) ch = static_cast<char>(g() & 0xff);
+    return r;
+  };
+  for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::string>>{
+           {"PlainHttp", "GET / HTTP/1.1\r\nHost: agent\r\n\r\n"},
+           {"SshBanner", "SSH-2.0-OpenSSH_9.2p1\r\n"},
+           {"Sslv2Hello", std::string("\x80\x2e\x01\x00\x02\x00\x15\x00\x00\x00\x10", 11) +
+                              std::string(37, '\x01')},
+           {"TlsRecordOfMaxLength", std::string("\x16\x03\x01\xff\xff", 5) + std::string(100, 'x')},
+           {"TlsAlertFirst", std::string("\x15\x03\x03\x00\x02\x02\x28", 7)},
+           {"ApplicationDataFirst", std::string("\x17\x03\x03\x00\x05hello", 10)},
+           {"Zeros4K", std::string(4096, '\0')},
+           {"Random1", random_bytes(1)},
+           {"Random2", random_bytes(2)},
+           {"Random3", random_bytes(3)},
+           {"Random4", random_bytes(4)}}) {
+    all.push_back({"Raw" + name, Kind::kRaw, {}, [b = bytes] { return b; }, "", {}, {}, {},
+                   "TLS handshake failed"});
+  }
+  // Silence, and a ClientHello that stops after its first bytes: held until the deadline.
+  all.push_back({"RawSilence", Kind::kRaw, {}, [] { return std::string(); }, "", {}, {}, {},
+                 "no TLS handshake within 1000 ms"});
+  all.push_back({"RawClientHelloThenSilence", Kind::kRaw, {},
+                 [] { return std::string("\x16\x03\x01\x00\xc8\x01\x00\x00\xc4\x03\x03", 11); }, "",
+                 {}, {}, {}, "no TLS handshake within 1000 ms"});
+  // Frames cut short at each part, and prefixes that are not this protocol's.
+  const std::string put_header = WithHeader("put", 1000);
+  for (const auto& [name, bytes, expect] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"TruncatedInPrefix", std::string("CTB1\x05\x00", 6), "stream ended inside a frame"},
+           {"TruncatedInHeader", Prefix(100, 0) + "{\"op\"", "stream ended inside a frame"},
+           {"TruncatedInPayload", put_header + std::string(10, 'p'), "stream ended inside a frame"},
+           {"ZeroHeaderLength", Prefix(0, 0), "frame header length 0 out of range"},
+           {"MagicLowercase", std::string("ctb1") + std::string(8, '\0'), "bad frame magic 63 74 62 31"},
+           {"MagicNextVersion", std::string("CTB2") + std::string(8, '\0'), "bad frame magic 43 54 42 32"},
+           {"AllZeros", std::string(12, '\0'), "bad frame magic 00 00 00 00"}}) {
+    all.push_back({"Frame" + name, Kind::kFrame, {}, [b = bytes] { return b; }, "", {}, {}, {}, expect});
+  }
+  return all;
+}
+
 class HostilePeerTest : public ::testing::TestWithParam<Case> {
  protected:
   static void SetUpTestSuite() {
@@ -227,6 +340,8 @@ class HostilePeerTest : public ::testing::TestWithParam<Case> {
     }
     ::chmod(w.canary.c_str(), 0644);
     w.canary_sha = *Sha256File(w.canary);
+    w.canary_link = pki_->dir() + "/innocent-looking-link";
+    std::filesystem::create_symlink(w.canary, w.canary_link);
     w.fst_target = pki_->dir() + "/written-by-agent.fst";
     w.good_image = Bytes("a trusted image");
     w.bad_image = Bytes("\x7f" "ELF a shared object the agent must never dlopen");
@@ -303,11 +418,19 @@ TEST_P(HostilePeerTest, IsRefusedAndTheAgentKeepsServing) {
       EXPECT_TRUE(WaitLog(log_from, c.expect)) << c.name << ": log\n" << LogSince(log_from);
       break;
     }
+    case Kind::kRaw: {
+      PlainTcp(agent_->port(), c.raw());
+      EXPECT_TRUE(agent_->WaitRefused(refused + 1)) << c.name;
+      EXPECT_TRUE(WaitLog(log_from, c.expect)) << c.name << ": log\n" << LogSince(log_from);
+      break;
+    }
     case Kind::kFrame: {
       std::unique_ptr<NetBoard> b = Runner();
       ASSERT_NE(b, nullptr);
       ASSERT_TRUE(b->TEST_SendRaw(c.raw()).ok());
-      if (std::string(c.name) == "TruncatedFrame") b.reset();  // the peer leaves mid-frame
+      if (c.name.rfind("Truncated", 0) == 0 || c.name.rfind("FrameTruncated", 0) == 0) {
+        b.reset();  // the peer leaves mid-frame
+      }
       if (b != nullptr) {
         const Status s = b->Identify().status();
         EXPECT_FALSE(s.ok()) << c.name;
@@ -328,7 +451,7 @@ TEST_P(HostilePeerTest, IsRefusedAndTheAgentKeepsServing) {
                                       bytes, 5'000)
                         .ok());
       }
-      const std::string op = std::string(c.name) == "HugeOpName" ? std::string(100'000, 'A') : c.op;
+      const std::string op = c.name == "HugeOpName" ? std::string(100'000, 'A') : c.op;
       const Status s = b->remote().TEST_Request(op, c.fields(), c.payload ? c.payload() : std::vector<uint8_t>{},
                                                 5'000);
       EXPECT_FALSE(s.ok()) << c.name << ": the agent did it";
@@ -365,7 +488,7 @@ TEST_P(HostilePeerTest, IsRefusedAndTheAgentKeepsServing) {
   EXPECT_TRUE(good->Identify().ok()) << c.name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, HostilePeerTest, ::testing::ValuesIn(kCases),
+INSTANTIATE_TEST_SUITE_P(Cases, HostilePeerTest, ::testing::ValuesIn(AllCases()),
                          [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
 
 // The legitimate path through the same agent still works: a trusted image deploys, a cached
