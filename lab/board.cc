@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "base/text.h"
+
 namespace ctte::lab {
 
 const char* ClockDomainName(ClockDomain d) {
@@ -12,7 +14,7 @@ const char* ClockDomainName(ClockDomain d) {
 Result<ClockDomain> ParseClockDomain(const std::string& name) {
   if (name == "fabric") return ClockDomain::kFabric;
   if (name == "sink") return ClockDomain::kSink;
-  return Status::InvalidArgument("unknown clock domain '" + name + "' (fabric|sink)");
+  return Status::InvalidArgument("unknown clock domain " + QuoteForMessage(name) + " (fabric|sink)");
 }
 
 std::string ConsoleText(const std::string& raw) {

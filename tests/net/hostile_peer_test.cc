@@ -230,6 +230,12 @@ std::vector<Case> AllCases() {
       {"FileUrl", [] { return "file://" + W().canary; }},
       {"Tilde", [] { return std::string("~/.ssh/id_rsa"); }},
       {"EmbeddedNul", [] { return W().canary + std::string(1, '\0') + ".so"; }},
+      {"DotSlash", [] { return std::string("./canary-secret"); }},
+      {"DoubleSlashes", [] { return "//" + W().canary; }},
+      {"ProcSelfMem", [] { return std::string("/proc/self/mem"); }},
+      {"DevStdin", [] { return std::string("/dev/stdin"); }},
+      {"SysFile", [] { return std::string("/sys/kernel/mm/transparent_hugepage/enabled"); }},
+      {"FiveThousandBytes", [] { return "/" + std::string(5'000, 'a'); }},
   };
   const auto workload = [] { return W().workload; };
   for (const auto& [spelling, path] : spellings) {
@@ -256,6 +262,13 @@ std::vector<Case> AllCases() {
   all.push_back({"HugeDeployPayloadName", Kind::kOp, {}, {}, "deploy",
                  [huge] { return Json{{"name", "x"}, {"payload_sha256", huge}}; },
                  [] { return W().good_image; }, {}, "(100000 bytes)"});
+  all.push_back({"HugeExpectedSha", Kind::kOp, {}, {}, "deploy",
+                 [huge] {
+                   return Json{{"name", "x"}, {"payload_sha256", W().bad_sha}, {"expected_sha256", huge}};
+                 },
+                 [] { return W().bad_image; }, {}, "not in this agent's image allowlist"});
+  all.push_back({"HugeClockDomain", Kind::kOp, {}, {}, "set_clock",
+                 [huge] { return Json{{"domain", huge}, {"hz", 1000}}; }, {}, {}, "(100000 bytes)"});
   all.push_back({"HugeRunWorkloadName", Kind::kOp, {}, {}, "run",
                  [huge] { return Json{{"plan", Plan("")}, {"workload_sha256", huge}}; }, {}, {},
                  "(100000 bytes)"});
@@ -263,7 +276,8 @@ std::vector<Case> AllCases() {
   for (const auto& [name, op] : std::vector<std::pair<std::string, std::string>>{
            {"Capitalized", "Deploy"}, {"TrailingSpace", "deploy "}, {"LeadingSpace", " identify"},
            {"Tab", "identify\t"}, {"PathLike", "../deploy"}, {"Chained", "identify;shutdown"},
-           {"TestHang", "TEST_hang"}, {"TestPrefix", "TEST_"}, {"Empty", ""}}) {
+           {"TestHang", "TEST_hang"}, {"TestPrefix", "TEST_"}, {"Empty", ""},
+           {"NulSuffix", std::string("identify\0", 9)}, {"CyrillicI", "\xd1\x96" "dentify"}}) {
     all.push_back({"AlmostOp" + name, Kind::kOp, {}, {}, op, [] { return Json::object(); }, {}, {},
                    "unknown op \"" + QuoteForMessage(op).substr(1)});
   }
@@ -275,8 +289,49 @@ std::vector<Case> AllCases() {
     all.push_back({"LogInjectionInImageName" + name, Kind::kOp, {}, {}, "deploy",
                    [b = bytes] { return Json{{"name", "x" + b + "FORGED"}, {"payload_sha256", W().bad_sha}}; },
                    [] { return W().bad_image; }, {}, "image \"x?"});
+    all.push_back({"LogInjectionInClockDomain" + name, Kind::kOp, {}, {}, "set_clock",
+                   [b = bytes] { return Json{{"domain", "fabric" + b + "FORGED"}, {"hz", 1000}}; }, {}, {},
+                   "unknown clock domain \"fabric?"});
     all.push_back({"LogInjectionInHash" + name, Kind::kOp, {}, {}, "have",
                    [b = bytes] { return Json{{"sha256", "ab" + b + "FORGED"}}; }, {}, {}, "\"ab?"});
+  }
+  // Fields of the wrong type or out of range: refused by the request's parser, naming the field.
+  for (const auto& [name, op, fields, expect] :
+       std::vector<std::tuple<std::string, std::string, Json, std::string>>{
+           {"ClockDomainNumber", "set_clock", Json{{"domain", 1}, {"hz", 1000}},
+            "domain: expected a string, got 1"},
+           {"ClockDomainUnknown", "set_clock", Json{{"domain", "cpu"}, {"hz", 1000}},
+            "unknown clock domain \"cpu\" (fabric|sink)"},
+           {"ClockHzNegative", "set_clock", Json{{"domain", "fabric"}, {"hz", -1}},
+            "hz: expected an unsigned integer, got -1"},
+           {"ClockHzText", "set_clock", Json{{"domain", "fabric"}, {"hz", "fast"}},
+            "hz: expected an unsigned integer, got \"fast\""},
+           {"RegOffsetText", "read_reg", Json{{"offset", "0x0"}},
+            "offset: expected an unsigned integer, got \"0x0\""},
+           {"RegOffsetOver32Bits", "write_reg", Json{{"offset", 4294967296LL}, {"value", 0}},
+            "offset: 4294967296 does not fit 32 bits"},
+           {"RegValueNegative", "write_reg", Json{{"offset", 0}, {"value", -1}},
+            "value: expected an unsigned integer, got -1"},
+           {"RegValueMissing", "write_reg", Json{{"offset", 0}}, "value: missing"},
+           {"RunPlanMissing", "run", Json{{"workload_sha256", std::string(64, 'a')}}, "plan: missing"},
+           {"RunPlanText", "run", Json{{"plan", "go"}, {"workload_sha256", std::string(64, 'a')}},
+            "plan: expected an object"},
+           {"RunRingBytesText", "run",
+            Json{{"plan", {{"workload_elf", ""}, {"ring_bytes", "lots"}}},
+                 {"workload_sha256", std::string(64, 'a')}},
+            "plan.ring_bytes: expected an unsigned integer, got \"lots\""},
+           {"HaveHashNumber", "have", Json{{"sha256", 7}}, "sha256: expected a string, got 7"},
+           {"DeployNameArray", "deploy",
+            Json{{"name", Json::array()}, {"payload_sha256", std::string(64, 'a')}},
+            "name: expected a string, got []"}}) {
+    all.push_back({"Type" + name, Kind::kOp, {}, {}, op, [f = fields] { return f; }, {}, {}, expect});
+  }
+  // A payload on every op that takes none, announced in full (not only in the prefix).
+  for (const char* op : {"have", "identify", "set_clock", "read_clock", "write_reg", "read_reg",
+                         "shutdown", "heartbeat"}) {
+    all.push_back({std::string("PayloadOn_") + op, Kind::kFrame, {},
+                   [op] { return WithHeader(op, 16) + std::string(16, 'x'); }, "", {}, {}, {},
+                   std::string("payload of 16 bytes for op \"") + op + "\" exceeds this agent's cap of 0"});
   }
   // Plain TCP that is not a TLS handshake: each is dropped and logged before any frame.
   const auto random_bytes = [](uint32_t seed) {
