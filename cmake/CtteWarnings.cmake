@@ -49,7 +49,8 @@ endfunction()
 # - IMAGE_SUITES name the suites that need the Verilator encoder images (label needs_images; a
 #   binary whose every test needs them passes LABELS needs_images). CTTE_BUILD_RTL=OFF builds
 #   skip them (ctest -LE needs_images).
-# - WHOLE_SUITES run as ONE ctest each (NAME BINARY.Suite, --gtest_filter=Suite.*) instead of one
+# - WHOLE_SUITES run as ONE ctest each (NAME BINARY.Suite, --gtest_filter=Suite.*; a parameterised
+#   suite is given with its prefix, Prefix/Suite, and named BINARY.Prefix_Suite) instead of one
 #   process per TEST: for suites whose SetUpTestSuite is expensive (a soak, captures), which a
 #   per-test ctest would repeat for every TEST. Their GoogleTest XML goes to
 #   BUILD/test-xml/BINARY.Suite.xml, where scripts/check-skips polices their skips too.
@@ -129,10 +130,12 @@ function(ctte_test name)
     if(suite IN_LIST ARG_IMAGE_SUITES)
       list(APPEND _l needs_images)
     endif()
-    add_test(NAME ${name}.${suite}
+    # A parameterised suite (Prefix/Suite) is named and written with '_' for '/'.
+    string(REPLACE "/" "_" _safe "${suite}")
+    add_test(NAME ${name}.${_safe}
              COMMAND ${name} --gtest_filter=${suite}.*
-                     --gtest_output=xml:${PROJECT_BINARY_DIR}/test-xml/${name}.${suite}.xml
+                     --gtest_output=xml:${PROJECT_BINARY_DIR}/test-xml/${name}.${_safe}.xml
              WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
-    set_tests_properties(${name}.${suite} PROPERTIES ${_props} LABELS "${_l}")
+    set_tests_properties(${name}.${_safe} PROPERTIES ${_props} LABELS "${_l}")
   endforeach()
 endfunction()
