@@ -22,13 +22,23 @@ Status Missing(const std::string& path, const char* key, bool required) {
 }
 }  // namespace
 
+namespace {
+// A value of the wrong type as an error shows it: its JSON text (control bytes escaped), cut at
+// 64 bytes with its size, so a client's 100 KB value never comes back whole.
+std::string Shown(const Json& v) {
+  std::string d = v.dump();
+  if (d.size() <= 64) return d;
+  return d.substr(0, 64) + "... (" + std::to_string(d.size()) + " bytes)";
+}
+}  // namespace
+
 Status GetU64(const Json& j, const std::string& path, const char* key, uint64_t* out,
               bool required) {
   const Json* f = Field(j, key);
   if (f == nullptr) return Missing(path, key, required);
   if (!f->is_number_unsigned() && !(f->is_number_integer() && f->get<int64_t>() >= 0)) {
     return Status::InvalidArgument(Sub(path, key) + ": expected an unsigned integer, got " +
-                                   f->dump());
+                                   Shown(*f));
   }
   *out = f->get<uint64_t>();
   return Status::Ok();
@@ -51,7 +61,7 @@ Status GetStr(const Json& j, const std::string& path, const char* key, std::stri
   const Json* f = Field(j, key);
   if (f == nullptr) return Missing(path, key, required);
   if (!f->is_string()) {
-    return Status::InvalidArgument(Sub(path, key) + ": expected a string, got " + f->dump());
+    return Status::InvalidArgument(Sub(path, key) + ": expected a string, got " + Shown(*f));
   }
   *out = f->get<std::string>();
   return Status::Ok();
@@ -62,7 +72,7 @@ Status GetBool(const Json& j, const std::string& path, const char* key, bool* ou
   const Json* f = Field(j, key);
   if (f == nullptr) return Missing(path, key, required);
   if (!f->is_boolean()) {
-    return Status::InvalidArgument(Sub(path, key) + ": expected true/false, got " + f->dump());
+    return Status::InvalidArgument(Sub(path, key) + ": expected true/false, got " + Shown(*f));
   }
   *out = f->get<bool>();
   return Status::Ok();
