@@ -53,6 +53,13 @@ struct ServerOptions {
     uint64_t put = 0;
   };
   std::optional<PayloadCaps> payload_caps;
+  /// > 0 (the agent): the most requests (frames, heartbeats included) a session is served a
+  /// second, as a token bucket holding one second's worth. A request beyond it waits for the
+  /// bucket (the client is slowed, not failed; TCP pushes back on a flood), and the agent logs
+  /// one line a second per throttled session. 0: no limit.
+  int max_requests_per_second = 0;
+  /// Called with the throttle's log line (the agent names the session); unset: the state's log.
+  std::function<void(const std::string&)> on_throttle;
   /// Called with "OP (id N)" for every request read, OP quoted and cut (base/text.h
   /// QuoteForMessage): the agent logs it with its peer.
   std::function<void(const std::string&)> on_request;

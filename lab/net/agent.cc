@@ -47,6 +47,13 @@ Result<std::unique_ptr<Agent>> Agent::Listen(Board& board, AgentOptions options)
                                    " out of range: expected 1.." +
                                    std::to_string(kMaxConnectionRateLimit));
   }
+  if (a->options_.max_requests_per_second < 1 ||
+      a->options_.max_requests_per_second > kMaxRequestRateLimit) {
+    return Status::InvalidArgument("max_requests_per_second " +
+                                   std::to_string(a->options_.max_requests_per_second) +
+                                   " out of range: expected 1.." +
+                                   std::to_string(kMaxRequestRateLimit));
+  }
   if (a->options_.max_handshakes_per_address < 1 ||
       a->options_.max_handshakes_per_address > a->options_.max_handshakes) {
     return Status::InvalidArgument(
@@ -81,6 +88,7 @@ Result<std::unique_ptr<Agent>> Agent::Listen(Board& board, AgentOptions options)
   a->options_.server.payload_caps =
       ServerOptions::PayloadCaps{a->options_.max_image_bytes, a->options_.max_put_bytes};
   a->options_.server.heartbeat_ms = a->options_.heartbeat_ms;
+  a->options_.server.max_requests_per_second = a->options_.max_requests_per_second;
   boost::system::error_code ec;
   const auto addr = asio::ip::make_address(a->options_.host, ec);
   if (ec) return Status::InvalidArgument("listen address '" + a->options_.host + "': " + ec.message());
@@ -363,6 +371,7 @@ void Agent::Session(std::unique_ptr<Conn> c) {
     ServerOptions so = options_.server;
     const std::string who = "session " + std::to_string(n) + " '" + c->name + "' at " + c->peer;
     so.on_request = [this, who](const std::string& req) { Log(LogLevel::kInfo, who + ": " + req); };
+    so.on_throttle = [this, who](const std::string& l) { Log(LogLevel::kWarn, who + ": " + l); };
     std::thread server([&, fd = sv[1]] {
       served = ServeBoard(*board_, fd, fd, so, nullptr);
       ::shutdown(fd, SHUT_RDWR);

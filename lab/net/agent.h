@@ -57,6 +57,8 @@ enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2 };
 inline constexpr int kMaxHandshakesLimit = 1024;
 /// The largest max_connections_per_second an agent takes.
 inline constexpr int kMaxConnectionRateLimit = 10'000;
+/// The largest max_requests_per_second an agent takes.
+inline constexpr int kMaxRequestRateLimit = 1'000'000;
 
 struct AgentOptions {
   std::string host = "127.0.0.1";  ///< address to listen on
@@ -72,6 +74,11 @@ struct AgentOptions {
   /// New connections a second from one address (a token bucket holding one second's worth); a
   /// connection beyond it is closed at once, before any TLS work, and logged.
   int max_connections_per_second = 20;
+  /// Requests (frames) a second one session is served; beyond it requests wait (they are
+  /// slowed, not refused) and the agent logs the session once a second
+  /// (ServerOptions::max_requests_per_second). A soaking runner sends a few hundred a second at
+  /// most (docs/lab.md "Limits").
+  int max_requests_per_second = 1'000;
   /// A session whose client sent no byte (request or heartbeat) for this long is dropped and
   /// its lease expires.
   int lease_timeout_ms = 30'000;

@@ -73,6 +73,11 @@ Result<std::unique_ptr<asio::ssl::context>> MakeTlsContext(const TlsFiles& files
   if (SSL_CTX_set_min_proto_version(ctx->native_handle(), TLS1_2_VERSION) != 1) {
     return Status::Internal("TLS: cannot require TLS 1.2");
   }
+  // No TLS 1.2 renegotiation either way: a peer asking for one is refused (a no_renegotiation
+  // alert, after which OpenSSL's peer ends the session). OpenSSL 3 already refuses a client's
+  // by default; this says so for both sides and every OpenSSL.
+  SSL_CTX_set_options(ctx->native_handle(), SSL_OP_NO_RENEGOTIATION);
+  SSL_CTX_clear_options(ctx->native_handle(), SSL_OP_ALLOW_CLIENT_RENEGOTIATION);
   ctx->use_certificate_chain_file(files.cert, ec);
   if (ec) return Status::InvalidArgument("TLS certificate " + files.cert + ": " + ec.message());
   CTTE_RETURN_IF_ERROR(CheckKeyMode(files.key));

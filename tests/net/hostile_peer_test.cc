@@ -34,12 +34,16 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <sys/time.h>
 
 #include "base/sha256.h"
 #include "base/text.h"
 #include "lab/net/agent.h"
 #include "lab/net/net_board.h"
 #include "lab/net/pki.h"
+#include "lab/net/tls_bridge.h"
 #include "lab/wire.h"
 #include "tests/lab/fake_board.h"
 #include "tests/lab/net_test_util.h"
@@ -88,7 +92,48 @@ Json Plan(const std::string& elf, const std::string& fst = "") {
   return wire::ToJson(p);
 }
 
-enum class Kind { kTls, kRaw, kFrame, kOp };
+// A runner that completes a TLS 1.2 handshake with `f`, then asks the peer to renegotiate
+// (TLS 1.3 has none). Ok: the renegotiation completed; otherwise what OpenSSL said. Plain
+// blocking OpenSSL, so nothing of lab/net's own TLS set-up is assumed.
+Status Renegotiate(uint16_t port, const TlsFiles& f, int timeout_ms) {
+  std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> ctx(SSL_CTX_new(TLS_client_method()),
+                                                        SSL_CTX_free);
+  if (!ctx || SSL_CTX_set_max_proto_version(ctx.get(), TLS1_2_VERSION) != 1 ||
+      SSL_CTX_use_certificate_chain_file(ctx.get(), f.cert.c_str()) != 1 ||
+      SSL_CTX_use_PrivateKey_file(ctx.get(), f.key.c_str(), SSL_FILETYPE_PEM) != 1 ||
+      SSL_CTX_load_verify_locations(ctx.get(), f.ca.c_str(), nullptr) != 1) {
+    return Status::Internal("client TLS set-up failed");
+  }
+  SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  sockaddr_in dst{};
+  dst.sin_family = AF_INET;
+  dst.sin_port = htons(port);
+  ::inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&dst), sizeof dst) != 0) {
+    ::close(fd);
+    return Status::IOError("connect failed");
+  }
+  std::unique_ptr<SSL, decltype(&SSL_free)> ssl(SSL_new(ctx.get()), SSL_free);
+  SSL_set_fd(ssl.get(), fd);
+  auto why = [&](const std::string& step) {
+    char buf[256];
+    ERR_error_string_n(ERR_get_error(), buf, sizeof buf);
+    ::close(fd);
+    return Status::Unavailable(step + ": " + buf);
+  };
+  if (SSL_connect(ssl.get()) != 1) return why("handshake");
+  if (SSL_version(ssl.get()) != TLS1_2_VERSION) return why("not TLS 1.2");
+  if (SSL_renegotiate(ssl.get()) != 1) return why("SSL_renegotiate");
+  if (SSL_do_handshake(ssl.get()) != 1) return why("renegotiation");
+  ::close(fd);
+  return Status::Ok();
+}
+
+enum class Kind { kTls, kRaw, kFrame, kOp, kRenegotiate };
 
 struct Case {
   std::string name;
@@ -139,6 +184,8 @@ const Case kCases[] = {
        return f;
      },
      {}, "", {}, {}, {}, "certificate: unsuitable certificate purpose"},
+    {"Renegotiation", Kind::kRenegotiate, [](const Pki& p) { return p.Files("runner"); }, {}, "",
+     {}, {}, {}, "ended: peer: sslv3 alert handshake failure; bytes from client 0"},
     {"RunnerNotOnAllowlist", Kind::kTls, [](const Pki& p) { return p.Files("runner-b"); }, {}, "",
      {}, {}, {}, "\"runner-b\" is not in this agent's allowlist"},
     // --- framing (inside a good TLS session; the session ends, the agent goes on) ---
@@ -476,6 +523,16 @@ TEST_P(HostilePeerTest, IsRefusedAndTheAgentKeepsServing) {
       EXPECT_TRUE(WaitLog(log_from, c.expect)) << c.name << ": log\n" << LogSince(log_from);
       break;
     }
+    case Kind::kRenegotiate: {
+      // A valid runner that, in TLS 1.2, asks for a new handshake inside its session.
+      TlsFiles f = c.tls(*pki_);
+      const Status s = Renegotiate(agent_->port(), f, 5'000);
+      EXPECT_FALSE(s.ok()) << c.name << ": the agent renegotiated";
+      reply = s.message();
+      EXPECT_NE(s.message().find("no renegotiation"), std::string::npos) << s.ToString();
+      EXPECT_TRUE(WaitLog(log_from, c.expect)) << c.name << ": log\n" << LogSince(log_from);
+      break;
+    }
     case Kind::kRaw: {
       PlainTcp(agent_->port(), c.raw());
       EXPECT_TRUE(agent_->WaitRefused(refused + 1)) << c.name;
@@ -689,14 +746,36 @@ TEST_F(AgentLimitsTest, OutOfRangeLimitsAreRefused) {
     ASSERT_FALSE(a.ok()) << what;
     EXPECT_NE(a.status().message().find(what), std::string::npos) << a.status().ToString();
   }
-  AgentOptions o;
-  o.tls = pki_.Files("board-a");
-  o.max_connections_per_second = 0;
-  Result<std::unique_ptr<Agent>> a = Agent::Listen(board_, o);
-  ASSERT_FALSE(a.ok());
-  EXPECT_NE(a.status().message().find("max_connections_per_second 0 out of range: expected 1..10000"),
-            std::string::npos)
-      << a.status().ToString();
+  for (const auto& [conn_rate, req_rate, what] : std::vector<std::tuple<int, int, std::string>>{
+           {0, 1, "max_connections_per_second 0 out of range: expected 1..10000"},
+           {1, 0, "max_requests_per_second 0 out of range: expected 1..1000000"},
+           {1, kMaxRequestRateLimit + 1, "max_requests_per_second 1000001 out of range"}}) {
+    AgentOptions o;
+    o.tls = pki_.Files("board-a");
+    o.max_connections_per_second = conn_rate;
+    o.max_requests_per_second = req_rate;
+    Result<std::unique_ptr<Agent>> a = Agent::Listen(board_, o);
+    ASSERT_FALSE(a.ok()) << what;
+    EXPECT_NE(a.status().message().find(what), std::string::npos) << a.status().ToString();
+  }
+}
+
+// A runner that floods its session with requests is slowed to the agent's request rate, not
+// served as fast as it sends (#27, request rate limits): 110 identify requests at 50 a second
+// (a bucket of 50) take at least 1.2 s, the agent logs the throttled session, and every
+// request is still answered (a burst is delayed, not failed). A soaking runner sends at most
+// about 65 a second to a simulated board; the default is 1000.
+TEST_F(AgentLimitsTest, ARequestFloodOfOneSessionIsThrottled) {
+  Start([](AgentOptions& o) { o.max_requests_per_second = 50; });
+  Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(ClientOptions(pki_, agent_->port(), "board-a"));
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 110; ++i) ASSERT_TRUE((*b)->Identify().ok()) << i;
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(secs, 1.2);
+  EXPECT_NE(agent_->log().find("'runner' at 127.0.0.1:"), std::string::npos);
+  EXPECT_NE(agent_->log().find("requests over 50 a second (--max-request-rate): "), std::string::npos)
+      << agent_->log();
 }
 
 // The runner's side of the roles: it refuses an agent that presents a runner's (clientAuth)
@@ -751,6 +830,51 @@ TEST(PkiTest, ValidityAndRevocationInputsAreChecked) {
   // Revoking twice is Ok.
   EXPECT_TRUE(RevokeCertificate("d", pki.ca(), out).ok());
   EXPECT_TRUE(RevokeCertificate("d", pki.ca(), out).ok());
+}
+
+// The renegotiation case can fail: a TLS server that allows a client's renegotiation (plain
+// OpenSSL, SSL_OP_ALLOW_CLIENT_RENEGOTIATION) is seen to renegotiate by the same probe the
+// table uses, while a server made by the agent's own MakeTlsContext refuses it.
+TEST(RenegotiationProbeTest, SeesWhatTheServerAllows) {
+  Pki pki;
+  for (const bool allow : {true, false}) {
+    Result<std::unique_ptr<asio::ssl::context>> ctx = MakeTlsContext(pki.Files("board-a"), true);
+    ASSERT_TRUE(ctx.ok()) << ctx.status().ToString();
+    SSL_CTX* sc = (*ctx)->native_handle();
+    if (allow) {
+      SSL_CTX_clear_options(sc, SSL_OP_NO_RENEGOTIATION);
+      SSL_CTX_set_options(sc, SSL_OP_ALLOW_CLIENT_RENEGOTIATION);
+    }
+    const int lfd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    ASSERT_EQ(::bind(lfd, reinterpret_cast<const sockaddr*>(&a), sizeof a), 0);
+    ASSERT_EQ(::listen(lfd, 1), 0);
+    socklen_t len = sizeof a;
+    ::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len);
+    std::thread server([&] {
+      const int fd = ::accept(lfd, nullptr, nullptr);
+      SSL* ssl = SSL_new(sc);
+      SSL_set_fd(ssl, fd);
+      if (SSL_accept(ssl) == 1) {
+        char buf[64];
+        while (SSL_read(ssl, buf, sizeof buf) > 0) {  // a renegotiation is handled in here
+        }
+      }
+      SSL_free(ssl);
+      ::close(fd);
+    });
+    const Status s = Renegotiate(ntohs(a.sin_port), pki.Files("runner"), 5'000);
+    server.join();
+    ::close(lfd);
+    if (allow) {
+      EXPECT_TRUE(s.ok()) << s.ToString();
+    } else {
+      EXPECT_FALSE(s.ok());
+      EXPECT_NE(s.message().find("no renegotiation"), std::string::npos) << s.ToString();
+    }
+  }
 }
 
 // A key that group or others may read is refused when the agent (or a runner) loads it.

@@ -40,6 +40,8 @@ expect per_address_over_total "max_handshakes_per_address 9 out of range: expect
   "$board" "${agent[@]}" --allow r1 --image-dir ca --max-handshakes 8 --max-handshakes-per-address 9
 expect connection_rate_range "--max-connection-rate: Value 10001 not in range" \
   "$board" "${agent[@]}" --allow r1 --image-dir ca --max-connection-rate 10001
+expect request_rate_range "--max-request-rate: Value 0 not in range" \
+  "$board" "${agent[@]}" --allow r1 --image-dir ca --max-request-rate 0
 expect cache_bytes_range "--cache-bytes: Value 1024 not in range" \
   "$board" "${agent[@]}" --allow r1 --image-dir ca --cache-bytes 1K
 expect image_cap_over_cache "max_image_bytes 268435456 out of range: expected 1..67108864" \

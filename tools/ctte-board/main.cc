@@ -219,6 +219,9 @@ int main(int argc, char** argv) {
                  "new connections a second from one address; more are closed unheard "
                  "(1..10000, default 20)")
       ->check(CLI::Range(1, ctte::lab::net::kMaxConnectionRateLimit));
+  app.add_option("--max-request-rate", agent.max_requests_per_second,
+                 "requests a second one session is served; more wait (1..1000000, default 1000)")
+      ->check(CLI::Range(1, ctte::lab::net::kMaxRequestRateLimit));
   app.add_option("--cache-bytes", agent.cache_bytes,
                  "payload cache budget; storing evicts the least recently used payloads "
                  "(1M..1T, suffixes K M G T; default 4G)")
