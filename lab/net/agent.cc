@@ -144,6 +144,7 @@ struct Agent::Conn {
 
 namespace {
 constexpr int kLeaseGraceMs = 2'000;
+constexpr int kLiveHolderWaitMs = 200;
 
 // Heartbeats: TCP keepalive on every session socket, so that a peer that vanished (power, cable)
 // ends the session in about KEEPIDLE + KEEPINTVL * KEEPCNT seconds.
@@ -276,8 +277,14 @@ void Agent::Handle(std::unique_ptr<Conn> conn, const std::string& address) {
     // frees it within moments, so a client reconnecting right after its own session (a respawn)
     // is not told "busy".
     std::unique_lock<std::mutex> lk(lease_mu_);
+    // A live holder: a moment for its session to notice that its client left (the bridge sees
+    // EOF), then "busy" at once, so a peer asking while a runner soaks holds no thread for
+    // long. An ending session (client gone, the board being reset): wait for it.
+    (void)lease_cv_.wait_for(lk, std::chrono::milliseconds(kLiveHolderWaitMs),
+                             [this] { return lease_holder_.empty() || lease_ending_; });
     if (!lease_cv_.wait_for(lk, std::chrono::milliseconds(kLeaseGraceMs),
-                            [this] { return lease_holder_.empty(); })) {
+                            [this] { return lease_holder_.empty() || !lease_ending_; }) ||
+        !lease_holder_.empty()) {
       lk.unlock();
       Busy(*conn);
       return;
@@ -379,6 +386,11 @@ void Agent::Session(std::unique_ptr<Conn> c) {
     });
     BridgeCounters bytes;
     const std::string why = RunBridge(*c->tls, sv[0], options_.lease_timeout_ms, &bytes);
+    {
+      std::lock_guard<std::mutex> lk(lease_mu_);
+      lease_ending_ = true;  // the client is gone: a peer asking now waits for the lease
+    }
+    lease_cv_.notify_all();
     server.join();  // a run in progress completes first; its reply has nowhere to go
     Log(LogLevel::kInfo, "session " + std::to_string(n) + " with '" + c->name + "' at " + c->peer + " ended: " +
         why + (served.ok() ? "" : "; protocol: " + served.ToString()) + "; bytes from client " +
@@ -391,6 +403,7 @@ void Agent::Session(std::unique_ptr<Conn> c) {
     std::lock_guard<std::mutex> lk(lease_mu_);
     lease_holder_.clear();
     lease_since_.clear();
+    lease_ending_ = false;
   }
   lease_cv_.notify_all();
 }

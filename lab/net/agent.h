@@ -9,7 +9,9 @@
 //
 // Leases: the client that holds the session holds the board's lease. Another client that
 // completes the handshake meanwhile gets one error response (id 0, code Unavailable) "busy:
-// leased by NAME since T" and is closed. The lease ends when its client disconnects, when no
+// leased by NAME since T" and is closed: within 200 ms while the holder's client is connected,
+// or after waiting up to 2 s for the lease while the holder's session ends (a runner that
+// reconnects at once, a respawn, gets the board). The lease ends when its client disconnects, when no
 // byte (request or heartbeat; NetBoard sends one every 2 s, during runs too) came from it for
 // lease_timeout_ms, or when TCP keepalive probes go unanswered: a runner that vanished, even
 // mid-run, frees the board. A run in progress then completes on the board (a simulated run
@@ -166,6 +168,7 @@ class Agent {
   std::condition_variable lease_cv_;
   std::string lease_holder_;  ///< guarded by lease_mu_; "" = free
   std::string lease_since_;
+  bool lease_ending_ = false;  ///< guarded by lease_mu_: the holder's client is gone
 };
 
 }  // namespace ctte::lab::net

@@ -90,6 +90,12 @@ void ModelDriver::AttachSink(SinkPattern* pattern, CaptureRing* ring) {
   c_.measure_stall = 1;
 }
 
+void ModelDriver::DetachSink() {
+  DrainCapture();
+  pattern_ = nullptr;
+  ring_ = nullptr;
+}
+
 void ModelDriver::Eval() {
   phase::Scope in_model(phase::kModel);
   t_.eval(m_, c_.fab_level, c_.sink_level);

@@ -46,6 +46,11 @@ class ModelDriver {
   Status Reset();
   /// Capture path for the sink; nullptr pattern = always ready, nullptr ring = discard.
   void AttachSink(SinkPattern* pattern, CaptureRing* ring);
+  /// Moves what the sink took into the ring, then forgets the pattern and the ring (their
+  /// owner, a run, is ending): later cycles (a register write after the run, the agent's reset
+  /// after a session) draw ready = 1 and discard what the sink takes. The sink's ready level
+  /// is left as it is.
+  void DetachSink();
 
   void SetIngress(const ctte_ingress& beat) { cur_.beat = beat; }
   void SetIdle() { cur_.beat = ctte_ingress{}; }

@@ -291,6 +291,12 @@ Result<Capture> SimBoard::RunProgram(const oracle::ProgramImage& program, const 
   SinkPattern sink(plan.sink);
   CTTE_RETURN_IF_ERROR(d.Reset());
   d.AttachSink(&sink, &ring);
+  // The driver outlives this run (a register write or the agent's reset comes next): it must
+  // not keep pointers to the ring and the pattern that end with this scope.
+  struct Detach {
+    ModelDriver& d;
+    ~Detach() { d.DetachSink(); }
+  } detach{d};
 
   const uint32_t config =
       reg::Control(plan.encoder.mode, plan.encoder.sync_mode, plan.encoder.sync_max);

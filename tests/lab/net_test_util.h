@@ -31,25 +31,29 @@ inline std::string MakeTempDir() {
 
 class Pki {
  public:
-  Pki() : dir_(MakeTempDir()) {
+  Pki() : dir_(MakeTempDir()), own_(dir_) {
     ca_ = dir_ + "/ca";
-    other_ = dir_ + "/other-ca";
     EXPECT_TRUE(InitCa(ca_).ok());
-    EXPECT_TRUE(InitCa(other_).ok());
     for (const char* n : {"board-a", "board-b"}) {
       EXPECT_TRUE(IssueCertificate(n, ca_, dir_ + "/certs", IssueOptions{.role = Role::kBoard}).ok());
     }
     EXPECT_TRUE(IssueCertificate("runner", ca_, dir_ + "/certs", IssueOptions{}).ok());
-    EXPECT_TRUE(IssueCertificate("runner", other_, dir_ + "/other", IssueOptions{}).ok());
+    MakeOtherCa(dir_);
+  }
+  /// An existing lab folder (`lab init-ca LAB/ca`, certificates in LAB/certs, as
+  /// tests/net/net_lab.sh makes it); the other CA goes to a temporary folder of our own.
+  explicit Pki(const std::string& lab_dir) : dir_(lab_dir), own_(MakeTempDir()) {
+    ca_ = dir_ + "/ca";
+    MakeOtherCa(own_);
   }
   ~Pki() {
     std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
+    std::filesystem::remove_all(own_, ec);
   }
   TlsFiles Files(const std::string& name) const { return IssuedFiles(name, ca_, dir_ + "/certs"); }
   /// A runner certificate from another CA (but trusting the lab CA, so only the agent refuses).
   TlsFiles ForeignRunner() const {
-    TlsFiles f = IssuedFiles("runner", other_, dir_ + "/other");
+    TlsFiles f = IssuedFiles("runner", other_, other_certs_);
     f.ca = ca_ + "/ca.crt";
     return f;
   }
@@ -57,7 +61,13 @@ class Pki {
   const std::string& ca() const { return ca_; }
 
  private:
-  std::string dir_, ca_, other_;
+  void MakeOtherCa(const std::string& in) {
+    other_ = in + "/other-ca";
+    other_certs_ = in + "/other";
+    EXPECT_TRUE(InitCa(other_).ok());
+    EXPECT_TRUE(IssueCertificate("runner", other_, other_certs_, IssueOptions{}).ok());
+  }
+  std::string dir_, own_, ca_, other_, other_certs_;
 };
 
 class RunningAgent {

@@ -211,6 +211,28 @@ TEST_F(SimBoardTest, DropFreeRunsEqualTheReferenceEncoder) {
   }
 }
 
+// The agent's reset after every session (trTeControl = 0) and any register write after a run
+// drive the model on with no run in progress: the sink must not feed the ring and pattern of
+// the run that ended (they were gone; the agent crashed in CaptureRing::Push when a session
+// ended after an interrupted soak, tests/net/net_soak_attack_test.sh). The writes succeed and
+// the next run is byte-identical to the first.
+TEST_F(SimBoardTest, RegisterWritesAfterARunLeaveTheNextRunUnchanged) {
+  DeployOrDie("ntrace-slim");
+  RunPlan p;
+  p.workload_elf = Workload("calls");
+  p.iss.max_instructions = 20'000;
+  p.encoder = {6, 0, 0};
+  Result<Capture> first = board_->Run(p);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  for (const uint32_t v : {reg::kActive | reg::kEnable | reg::kInstTracing, 0u,
+                           reg::kActive | reg::kEnable, 0u}) {
+    ASSERT_TRUE(board_->WriteReg(reg::kTeControl, v).ok()) << v;
+  }
+  Result<Capture> again = board_->Run(p);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_TRUE(again->bytes == first->bytes);
+}
+
 TEST_F(SimBoardTest, WindowEdgesAndStallsKeepTheReferenceBytes) {
   DeployOrDie("ntrace-slim");
   RunPlan p;

@@ -18,15 +18,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
+
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <ostream>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
+#include <sstream>
 #include <span>
 #include <string>
 #include <thread>
@@ -38,6 +45,7 @@
 #include <openssl/ssl.h>
 #include <sys/time.h>
 
+#include "base/files.h"
 #include "base/sha256.h"
 #include "base/text.h"
 #include "lab/net/agent.h"
@@ -47,6 +55,7 @@
 #include "lab/wire.h"
 #include "tests/lab/fake_board.h"
 #include "tests/lab/net_test_util.h"
+#include "tests/net/host_sweep.h"
 
 namespace ctte::lab::net {
 namespace {
@@ -96,6 +105,7 @@ Json Plan(const std::string& elf, const std::string& fst = "") {
 // (TLS 1.3 has none). Ok: the renegotiation completed; otherwise what OpenSSL said. Plain
 // blocking OpenSSL, so nothing of lab/net's own TLS set-up is assumed.
 Status Renegotiate(uint16_t port, const TlsFiles& f, int timeout_ms) {
+  ::signal(SIGPIPE, SIG_IGN);  // OpenSSL writes to a socket the agent may have closed
   std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> ctx(SSL_CTX_new(TLS_client_method()),
                                                         SSL_CTX_free);
   if (!ctx || SSL_CTX_set_max_proto_version(ctx.get(), TLS1_2_VERSION) != 1 ||
@@ -427,57 +437,149 @@ std::vector<Case> AllCases() {
   return all;
 }
 
+// Where the table is aimed. By default the suite's own agent, in-process, serving a
+// CountingBoard. With CTTE_HOSTILE_LAB set (tests/net/net_soak_attack_test.sh), an agent
+// process (`ctte-board --listen`) of that lab folder: CTTE_HOSTILE_PORT its port,
+// CTTE_HOSTILE_LOG its log file, and CTTE_HOSTILE_LEASED=NAME when runner NAME soaks through it
+// meanwhile (every case that gets past the handshake must then be told "busy: leased by NAME").
+// The agent allows runner, revoked (revoked before it started) and expired, and loads only the
+// images of its --image-dir.
+struct Target {
+  bool external = false;
+  std::string leased_by;  ///< "" = the agent is free
+  uint16_t port = 0;
+  std::string log_file;
+};
+
+const Target& T() {
+  static const Target target = [] {
+    Target t;
+    const char* lab = std::getenv("CTTE_HOSTILE_LAB");
+    if (lab == nullptr || *lab == '\0') return t;
+    t.external = true;
+    const char* port = std::getenv("CTTE_HOSTILE_PORT");
+    const char* log = std::getenv("CTTE_HOSTILE_LOG");
+    const char* leased = std::getenv("CTTE_HOSTILE_LEASED");
+    t.port = static_cast<uint16_t>(port != nullptr ? std::atoi(port) : 0);
+    t.log_file = log != nullptr ? log : "";
+    t.leased_by = leased != nullptr ? leased : "";
+    return t;
+  }();
+  return target;
+}
+
 class HostilePeerTest : public ::testing::TestWithParam<Case> {
  protected:
   static void SetUpTestSuite() {
-    pki_ = new Pki();
-    ASSERT_TRUE(IssueCertificate("runner-b", pki_->ca(), pki_->dir() + "/certs", IssueOptions{}).ok());
-    ASSERT_TRUE(IssueCertificate("revoked", pki_->ca(), pki_->dir() + "/certs", IssueOptions{}).ok());
-    ASSERT_TRUE(IssueCertificate("expired", pki_->ca(), pki_->dir() + "/certs",
-                                 IssueOptions{.days = 30, .TEST_backdate_days = 60})
-                    .ok());
-    const Status r = RevokeCertificate("revoked", pki_->ca(), pki_->dir() + "/certs");
-    ASSERT_TRUE(r.ok()) << r.ToString();
+    const Target& t = T();
+    pki_ = t.external ? new Pki(std::getenv("CTTE_HOSTILE_LAB")) : new Pki();
+    const std::string certs = pki_->dir() + "/certs";
+    // (An external lab may hold them from an earlier pass of the table.)
+    if (!std::filesystem::exists(certs + "/runner-b.crt")) {
+      ASSERT_TRUE(IssueCertificate("runner-b", pki_->ca(), certs, IssueOptions{}).ok());
+    }
+    if (!std::filesystem::exists(certs + "/expired.crt")) {
+      ASSERT_TRUE(IssueCertificate("expired", pki_->ca(), certs,
+                                   IssueOptions{.days = 30, .TEST_backdate_days = 60})
+                      .ok());
+    }
+    if (!t.external) {  // an external agent loaded its revocation list when it started
+      ASSERT_TRUE(IssueCertificate("revoked", pki_->ca(), certs, IssueOptions{}).ok());
+      const Status r = RevokeCertificate("revoked", pki_->ca(), certs);
+      ASSERT_TRUE(r.ok()) << r.ToString();
+    }
+    // The files a hostile path aims at sit in a folder of their own, the working directory
+    // meanwhile (so "canary-secret" and "./canary-secret" name the canary too).
+    outside_ = new std::string(MakeTempDir() + "/outside");
+    std::filesystem::create_directories(*outside_);
     World& w = W();
-    w.canary = pki_->dir() + "/canary-secret";
+    w.canary = *outside_ + "/canary-secret";
     {
       std::ofstream(w.canary) << "CANARY: the agent host's secret\n";
     }
     ::chmod(w.canary.c_str(), 0644);
     w.canary_sha = *Sha256File(w.canary);
-    w.canary_link = pki_->dir() + "/innocent-looking-link";
+    w.canary_link = *outside_ + "/innocent-looking-link";
     std::filesystem::create_symlink(w.canary, w.canary_link);
-    w.fst_target = pki_->dir() + "/written-by-agent.fst";
-    w.good_image = Bytes("a trusted image");
+    w.fst_target = *outside_ + "/written-by-agent.fst";
+    if (t.external) {
+      // A real image of the agent's --image-dir is the trusted one.
+      const char* image = std::getenv("CTTE_HOSTILE_IMAGE");
+      ASSERT_NE(image, nullptr) << "CTTE_HOSTILE_IMAGE: an image the agent trusts";
+      Result<std::vector<uint8_t>> bytes = ReadFileBytes(image);
+      ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+      w.good_image = *bytes;
+    } else {
+      w.good_image = Bytes("a trusted image");
+    }
     w.bad_image = Bytes("\x7f" "ELF a shared object the agent must never dlopen");
     w.workload = Bytes("a workload");
     w.good_sha = Sha256Hex(std::span<const uint8_t>(w.good_image));
     w.bad_sha = Sha256Hex(std::span<const uint8_t>(w.bad_image));
     w.workload_sha = Sha256Hex(std::span<const uint8_t>(w.workload));
-    board_ = new CountingBoard();
-    agent_ = new RunningAgent(*board_, pki_->Files("board-a"), /*handshake_ms=*/1'000, 60'000,
-                              [](AgentOptions& o) {
-                                o.allow = {"runner", "revoked", "expired"};
-                                // The table connects from 127.0.0.1 faster than a runner does.
-                                o.max_connections_per_second = kMaxConnectionRateLimit;
-                                o.server.image_allowlist = std::set<std::string>{W().good_sha};
-                              });
+    char cwd[4096];
+    old_cwd_ = new std::string(::getcwd(cwd, sizeof cwd) != nullptr ? cwd : ".");
+    ASSERT_EQ(::chdir(outside_->c_str()), 0);
+    if (!t.external) {
+      board_ = new CountingBoard();
+      agent_ = new RunningAgent(*board_, pki_->Files("board-a"), /*handshake_ms=*/1'000, 60'000,
+                                [](AgentOptions& o) {
+                                  o.allow = {"runner", "revoked", "expired"};
+                                  // The table connects from 127.0.0.1 faster than a runner does.
+                                  o.max_connections_per_second = kMaxConnectionRateLimit;
+                                  o.server.image_allowlist = std::set<std::string>{W().good_sha};
+                                });
+    }
+    // The sweep: the canary's folder and the lab CA's key watched for any access, /etc for
+    // its secrets, and every entry under the canary's folder, the lab folder and /etc stat'ed.
+    watch_ = new HostWatch();
+    ASSERT_TRUE(watch_->Add(*outside_)) << watch_->error();
+    ASSERT_TRUE(watch_->Add(pki_->ca(), {"ca.key"})) << watch_->error();
+    ASSERT_TRUE(watch_->Add("/etc", {"shadow", "gshadow", "sudoers"}))
+        << watch_->error();
+    sweep_roots_ = new std::vector<std::string>{*outside_, pki_->ca(), "/etc"};
+    snapshot_ = new HostSnapshot(TakeSnapshot(*sweep_roots_));
+    (void)watch_->Drain();  // the snapshot's own opening of the watched folders
   }
   static void TearDownTestSuite() {
+    if (old_cwd_ != nullptr) (void)::chdir(old_cwd_->c_str());
+    if (outside_ != nullptr) {
+      // The canary is read here, after the last sweep.
+      EXPECT_EQ(*Sha256File(W().canary), W().canary_sha);
+      std::error_code ec;
+      std::filesystem::remove_all(std::filesystem::path(*outside_).parent_path(), ec);
+    }
     delete agent_;
     delete board_;
     delete pki_;
+    delete watch_;
+    delete snapshot_;
+    delete sweep_roots_;
+    delete outside_;
+    delete old_cwd_;
   }
 
-  std::unique_ptr<NetBoard> Runner() {
+  static uint16_t Port() { return T().external ? T().port : agent_->port(); }
+
+  static std::unique_ptr<NetBoard> Runner() {
     Result<std::unique_ptr<NetBoard>> b =
-        NetBoard::Connect(ClientOptions(*pki_, agent_->port(), "board-a"));
+        NetBoard::Connect(ClientOptions(*pki_, Port(), "board-a"));
     EXPECT_TRUE(b.ok()) << b.status().ToString();
     return b.ok() ? std::move(*b) : nullptr;
   }
 
+  static std::string AgentLog() {
+    if (!T().external) return agent_->log();
+    std::ifstream in(T().log_file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
   // The log lines added since `from`.
-  static std::string LogSince(size_t from) { return agent_->log().substr(from); }
+  static std::string LogSince(size_t from) {
+    const std::string log = AgentLog();
+    return from <= log.size() ? log.substr(from) : log;
+  }
 
   static bool WaitLog(size_t from, const std::string& needle) {
     for (int i = 0; i < 300; ++i) {
@@ -490,52 +592,90 @@ class HostilePeerTest : public ::testing::TestWithParam<Case> {
   static Pki* pki_;
   static CountingBoard* board_;
   static RunningAgent* agent_;
+  static std::string* outside_;
+  static std::string* old_cwd_;
+  static HostWatch* watch_;
+  static HostSnapshot* snapshot_;
+  static std::vector<std::string>* sweep_roots_;
 };
 
 Pki* HostilePeerTest::pki_ = nullptr;
 CountingBoard* HostilePeerTest::board_ = nullptr;
 RunningAgent* HostilePeerTest::agent_ = nullptr;
+std::string* HostilePeerTest::outside_ = nullptr;
+std::string* HostilePeerTest::old_cwd_ = nullptr;
+HostWatch* HostilePeerTest::watch_ = nullptr;
+HostSnapshot* HostilePeerTest::snapshot_ = nullptr;
+std::vector<std::string>* HostilePeerTest::sweep_roots_ = nullptr;
+
+// A runner's TLS handshake with an agent under attack takes less than this (docs/lab.md).
+constexpr double kHandshakeBoundMs = 1'000;
+
+// The earliest time the next case may start against an agent process.
+std::chrono::steady_clock::time_point& PaceUntil() {
+  static std::chrono::steady_clock::time_point t{};
+  return t;
+}
+
+// Latencies of a good runner's TLS handshake measured after each case (external agent only),
+// printed by the last case.
+std::vector<double>& HandshakeMs() {
+  static std::vector<double> v;
+  return v;
+}
 
 TEST_P(HostilePeerTest, IsRefusedAndTheAgentKeepsServing) {
   const Case& c = GetParam();
   const World& w = W();
-  struct stat before{};
-  ASSERT_EQ(::stat(w.canary.c_str(), &before), 0);
-  const size_t log_from = agent_->log().size();
-  const uint64_t refused = agent_->agent().refused();
-  const int deploys = board_->deploys.load(), runs = board_->runs.load();
+  const Target& t = T();
+  const bool leased = !t.leased_by.empty();
+  const std::string busy = "busy: leased by " + t.leased_by + " since";
+  // An agent process keeps its default connection rate (20 a second from one address): a case
+  // and its good runner, two connections, take at least 120 ms.
+  if (t.external) std::this_thread::sleep_until(PaceUntil());
+  const auto started = std::chrono::steady_clock::now();
+  const size_t log_from = AgentLog().size();
+  const uint64_t refused = t.external ? 0 : agent_->agent().refused();
+  const int deploys = board_ != nullptr ? board_->deploys.load() : 0;
+  const int runs = board_ != nullptr ? board_->runs.load() : 0;
   std::string reply;
 
   switch (c.kind) {
     case Kind::kTls: {
       Status s;
       if (!c.tls) {
-        s = TEST_ConnectWithoutCertificate("127.0.0.1", agent_->port(), pki_->ca() + "/ca.crt",
-                                           5'000);
+        s = TEST_ConnectWithoutCertificate("127.0.0.1", Port(), pki_->ca() + "/ca.crt", 5'000);
       } else {
-        NetBoardOptions o = ClientOptions(*pki_, agent_->port(), "board-a");
+        NetBoardOptions o = ClientOptions(*pki_, Port(), "board-a");
         o.tls = c.tls(*pki_);
         Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(o);
         s = b.ok() ? (*b)->Identify().status() : b.status();
       }
       EXPECT_FALSE(s.ok()) << c.name << ": the agent served the peer";
-      EXPECT_TRUE(agent_->WaitRefused(refused + 1)) << c.name;
+      if (!t.external) {
+        EXPECT_TRUE(agent_->WaitRefused(refused + 1)) << c.name;
+      }
       EXPECT_TRUE(WaitLog(log_from, c.expect)) << c.name << ": log\n" << LogSince(log_from);
       break;
     }
     case Kind::kRenegotiate: {
-      // A valid runner that, in TLS 1.2, asks for a new handshake inside its session.
-      TlsFiles f = c.tls(*pki_);
-      const Status s = Renegotiate(agent_->port(), f, 5'000);
+      // A valid runner that, in TLS 1.2, asks for a new handshake inside its session (while
+      // leased, it is told "busy" instead, and its renegotiation fails on that).
+      const Status s = Renegotiate(Port(), c.tls(*pki_), 5'000);
       EXPECT_FALSE(s.ok()) << c.name << ": the agent renegotiated";
       reply = s.message();
-      EXPECT_NE(s.message().find("no renegotiation"), std::string::npos) << s.ToString();
-      EXPECT_TRUE(WaitLog(log_from, c.expect)) << c.name << ": log\n" << LogSince(log_from);
+      if (!leased) {
+        EXPECT_NE(s.message().find("no renegotiation"), std::string::npos) << s.ToString();
+      }
+      EXPECT_TRUE(WaitLog(log_from, leased ? busy : c.expect))
+          << c.name << ": log\n" << LogSince(log_from);
       break;
     }
     case Kind::kRaw: {
-      PlainTcp(agent_->port(), c.raw());
-      EXPECT_TRUE(agent_->WaitRefused(refused + 1)) << c.name;
+      PlainTcp(Port(), c.raw());
+      if (!t.external) {
+        EXPECT_TRUE(agent_->WaitRefused(refused + 1)) << c.name;
+      }
       EXPECT_TRUE(WaitLog(log_from, c.expect)) << c.name << ": log\n" << LogSince(log_from);
       break;
     }
@@ -543,23 +683,24 @@ TEST_P(HostilePeerTest, IsRefusedAndTheAgentKeepsServing) {
       std::unique_ptr<NetBoard> b = Runner();
       ASSERT_NE(b, nullptr);
       ASSERT_TRUE(b->TEST_SendRaw(c.raw()).ok());
-      if (c.name.rfind("Truncated", 0) == 0 || c.name.rfind("FrameTruncated", 0) == 0) {
-        b.reset();  // the peer leaves mid-frame
-      }
+      const bool leaves = c.name.rfind("Truncated", 0) == 0 || c.name.rfind("FrameTruncated", 0) == 0;
+      if (leaves && !leased) b.reset();  // the peer leaves mid-frame
       if (b != nullptr) {
         const Status s = b->Identify().status();
         EXPECT_FALSE(s.ok()) << c.name;
         reply = s.message();
         // The agent answers the malformed frame at once (not a timeout of ours).
-        EXPECT_NE(s.message().find(c.expect), std::string::npos) << c.name << ": " << s.ToString();
+        const std::string want = leased ? busy : c.expect;
+        EXPECT_NE(s.message().find(want), std::string::npos) << c.name << ": " << s.ToString();
       }
-      EXPECT_TRUE(WaitLog(log_from, c.expect)) << c.name << ": log\n" << LogSince(log_from);
+      EXPECT_TRUE(WaitLog(log_from, leased ? busy : c.expect))
+          << c.name << ": log\n" << LogSince(log_from);
       break;
     }
     case Kind::kOp: {
       std::unique_ptr<NetBoard> b = Runner();
       ASSERT_NE(b, nullptr);
-      if (c.put_first) {
+      if (c.put_first && !leased) {
         const std::vector<uint8_t> bytes = c.put_first();
         ASSERT_TRUE(b->remote()
                         .TEST_Request("put", Json{{"sha256", Sha256Hex(std::span<const uint8_t>(bytes))}},
@@ -570,45 +711,81 @@ TEST_P(HostilePeerTest, IsRefusedAndTheAgentKeepsServing) {
       const Status s = b->remote().TEST_Request(op, c.fields(), c.payload ? c.payload() : std::vector<uint8_t>{},
                                                 5'000);
       EXPECT_FALSE(s.ok()) << c.name << ": the agent did it";
-      EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << c.name << ": " << s.ToString();
+      EXPECT_EQ(s.code(), leased ? Status::Code::kUnavailable : Status::Code::kInvalidArgument)
+          << c.name << ": " << s.ToString();
       reply = s.message();
-      EXPECT_NE(reply.find(c.expect), std::string::npos) << c.name << ": " << reply;
+      EXPECT_NE(reply.find(leased ? busy : c.expect), std::string::npos) << c.name << ": " << reply;
       EXPECT_LT(reply.size(), 1'000u) << c.name << ": a client string echoed whole";
       break;
     }
   }
 
-  // Nothing refused reached the board; the canary was not read back, changed or written.
-  EXPECT_EQ(board_->deploys.load(), deploys) << c.name;
-  EXPECT_EQ(board_->runs.load(), runs) << c.name;
+  // Nothing refused reached the board; nothing outside the agent's folders was opened, read,
+  // written, created or removed (the canary, the lab CA's key, /etc's secrets); no reply
+  // carries the canary.
+  if (board_ != nullptr) {
+    EXPECT_EQ(board_->deploys.load(), deploys) << c.name;
+    EXPECT_EQ(board_->runs.load(), runs) << c.name;
+  }
   EXPECT_EQ(reply.find(w.canary_sha), std::string::npos) << c.name << ": the canary's digest";
   EXPECT_EQ(reply.find("CANARY"), std::string::npos) << c.name << ": the canary's text";
-  struct stat after{};
-  ASSERT_EQ(::stat(w.canary.c_str(), &after), 0);
-  EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
-  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
-  EXPECT_EQ(after.st_size, before.st_size);
-  EXPECT_EQ(after.st_mode, before.st_mode);
-  EXPECT_EQ(*Sha256File(w.canary), w.canary_sha);
-  EXPECT_FALSE(std::filesystem::exists(w.fst_target)) << c.name << ": the agent wrote a client path";
+  const std::vector<std::string> touched = watch_->Drain();
+  EXPECT_TRUE(touched.empty()) << c.name << ": " << ::testing::PrintToString(touched);
+  HostSnapshot now = TakeSnapshot(*sweep_roots_);
+  const std::vector<std::string> changed = SnapshotDiff(*snapshot_, now);
+  EXPECT_TRUE(changed.empty()) << c.name << ": " << ::testing::PrintToString(changed);
+  *snapshot_ = std::move(now);
+  (void)watch_->Drain();  // the snapshot's own opening of the watched folders
   // No client string became a log line of its own.
   const std::string log = LogSince(log_from);
   EXPECT_EQ(log.find("\nFORGED"), std::string::npos) << log;
   EXPECT_EQ(log.find("\nctte-board: FORGED"), std::string::npos) << log;
   EXPECT_EQ(log.find(std::string(1'000, 'A')), std::string::npos) << c.name << ": a huge name logged";
 
-  // The agent still serves a good runner.
+  // The agent still serves a good runner; while leased, it completes the good runner's
+  // handshake (timed: the latency a runner meets under attack) and tells it "busy".
+  const auto t0 = std::chrono::steady_clock::now();
   std::unique_ptr<NetBoard> good = Runner();
   ASSERT_NE(good, nullptr) << c.name;
-  EXPECT_TRUE(good->Identify().ok()) << c.name;
+  HandshakeMs().push_back(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  if (!leased) {
+    EXPECT_TRUE(good->Identify().ok()) << c.name;
+  }
+  PaceUntil() = started + std::chrono::milliseconds(120);
+  if (t.external && HandshakeMs().size() == AllCases().size()) {
+    std::vector<double> v = HandshakeMs();
+    std::sort(v.begin(), v.end());
+    std::printf("a good runner's TLS handshake after each of %zu cases: median %.1f ms, "
+                "p95 %.1f ms, max %.1f ms\n",
+                v.size(), v[v.size() / 2], v[v.size() * 95 / 100], v.back());
+    // The bound docs/lab.md states: a tenth of the runner's 10 s connect timeout.
+    EXPECT_LT(v.back(), kHandshakeBoundMs) << "a runner's handshake under attack";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, HostilePeerTest, ::testing::ValuesIn(AllCases()),
                          [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
 
+// The table's size by class (issue #27 asks for at least 150 cases across TLS, framing and ops).
+TEST(HostileTableTest, HasAtLeast150CasesInEveryClass) {
+  std::map<std::string, int> by;
+  for (const Case& c : AllCases()) {
+    by[c.kind == Kind::kTls || c.kind == Kind::kRenegotiate ? "tls"
+       : c.kind == Kind::kRaw                               ? "plain tcp"
+       : c.kind == Kind::kFrame                             ? "framing"
+                                                            : "ops"]++;
+  }
+  std::printf("hostile cases: %d tls, %d plain tcp, %d framing, %d ops\n", by["tls"],
+              by["plain tcp"], by["framing"], by["ops"]);
+  EXPECT_GE(AllCases().size(), 150u);
+  for (const auto& [k, n] : by) EXPECT_GE(n, 5) << k;
+}
+
 // The legitimate path through the same agent still works: a trusted image deploys, a cached
 // workload runs.
 TEST_F(HostilePeerTest, AllowedImageAndCachedWorkloadAreServed) {
+  if (T().external) GTEST_SKIP() << "in-process agent only";
   std::unique_ptr<NetBoard> b = Runner();
   ASSERT_NE(b, nullptr);
   const World& w = W();
@@ -830,6 +1007,33 @@ TEST(PkiTest, ValidityAndRevocationInputsAreChecked) {
   // Revoking twice is Ok.
   EXPECT_TRUE(RevokeCertificate("d", pki.ca(), out).ok());
   EXPECT_TRUE(RevokeCertificate("d", pki.ca(), out).ok());
+}
+
+// The sweep sees what it must: a read of a watched file (by this process, as an in-process
+// agent would), a write, a chmod, a creation and a removal, and nothing when nothing happens.
+TEST(HostSweepTest, SeesReadsWritesCreationsAndRemovals) {
+  const std::string dir = MakeTempDir();
+  const std::string f = dir + "/secret";
+  std::ofstream(f) << "secret\n";
+  HostWatch watch;
+  ASSERT_TRUE(watch.Add(dir, {"secret"})) << watch.error();
+  const HostSnapshot before = TakeSnapshot({dir});
+  (void)watch.Drain();
+  EXPECT_TRUE(watch.Drain().empty());
+  EXPECT_TRUE(SnapshotDiff(before, TakeSnapshot({dir})).empty());
+  ASSERT_TRUE(Sha256File(f).ok());
+  const std::vector<std::string> read = watch.Drain();
+  ASSERT_FALSE(read.empty());
+  EXPECT_EQ(read.front(), "open " + f);
+  ::chmod(f.c_str(), 0600);
+  std::ofstream(dir + "/new") << "x";
+  std::filesystem::remove(f);
+  EXPECT_EQ(SnapshotDiff(before, TakeSnapshot({dir})),
+            (std::vector<std::string>{"changed " + dir, "created " + dir + "/new", "removed " + f}));
+  std::ofstream(f) << "secret, again\n";
+  const std::vector<std::string> d = SnapshotDiff(before, TakeSnapshot({dir}));
+  EXPECT_NE(std::find(d.begin(), d.end(), "changed " + f), d.end()) << ::testing::PrintToString(d);
+  std::filesystem::remove_all(dir);
 }
 
 // The renegotiation case can fail: a TLS server that allows a client's renegotiation (plain

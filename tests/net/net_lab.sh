@@ -4,8 +4,10 @@
 #   $work            a fresh folder, removed on exit with every process in $pids
 #   net_lab_certs    a lab CA and certificates for board-a, board-b (role board) and runner
 #                    (role runner)
-#   start_agent NAME an agent on 127.0.0.1:0 with NAME's certificate, serving the runner and
-#                    loading only the images in $build/images; sets $port and $agent_pid
+#   start_agent NAME an agent on 127.0.0.1:0 with NAME's certificate, serving the runner (or
+#                    the runners of $AGENT_ALLOW) and loading only the images in $build/images,
+#                    with the flags of $AGENT_FLAGS;
+#                    sets $port and $agent_pid
 #   write_lab_json A_PORT B_PORT [B_EXTRA]   $work/lab.json naming the two agents
 #   two_agents       net_lab_certs, agents board-a and board-b, and $work/lab.json naming
 #                    them; sets $port_a, $port_b, $pid_a, $pid_b
@@ -32,7 +34,8 @@ start_agent() {  # NAME -> sets port, agent_pid
   local name=$1
   : >"$work/$name.log"  # exists before the background agent's redirection creates it
   "$board" --listen tcp:127.0.0.1:0 --cert "$work/certs/$name.crt" --key "$work/certs/$name.key" \
-    --ca "$work/ca/ca.crt" --allow runner --image-dir "$build/images" 2>"$work/$name.log" &
+    --ca "$work/ca/ca.crt" --allow "${AGENT_ALLOW:-runner}" --image-dir "$build/images" \
+    ${AGENT_FLAGS:-} 2>"$work/$name.log" &
   agent_pid=$!
   pids+=($agent_pid)
   for _ in $(seq 100); do
