@@ -1,6 +1,8 @@
 // The storage vocabularies of db/records.h: run statuses, outcomes, infra causes.
 #include "db/records.h"
 
+#include <nlohmann/json.hpp>
+
 namespace ctte::db {
 
 const char* RunStatusName(RunStatus status) {
@@ -49,6 +51,11 @@ const char* InfraCauseName(InfraCause cause) {
     case InfraCause::kDatabase: return "database";
     case InfraCause::kInterrupted: return "interrupted";
     case InfraCause::kOther: return "other";
+    case InfraCause::kIdentity: return "identity";
+    case InfraCause::kClock: return "clock";
+    case InfraCause::kBoardError: return "board_error";
+    case InfraCause::kManifestMismatch: return "manifest_mismatch";
+    case InfraCause::kRingCapacity: return "ring_capacity";
   }
   return "other";
 }
@@ -56,10 +63,19 @@ const char* InfraCauseName(InfraCause cause) {
 std::optional<InfraCause> ParseInfraCause(std::string_view text) {
   for (InfraCause c : {InfraCause::kBoardDied, InfraCause::kBoardTimeout, InfraCause::kDeploy,
                        InfraCause::kClosureGate, InfraCause::kPrepare, InfraCause::kProtocol,
-                       InfraCause::kDatabase, InfraCause::kInterrupted, InfraCause::kOther}) {
+                       InfraCause::kDatabase, InfraCause::kInterrupted, InfraCause::kOther,
+                       InfraCause::kIdentity, InfraCause::kClock, InfraCause::kBoardError,
+                       InfraCause::kManifestMismatch, InfraCause::kRingCapacity}) {
     if (text == InfraCauseName(c)) return c;
   }
   return std::nullopt;
+}
+
+std::string StatusReasonOf(std::string_view metrics_json) {
+  const nlohmann::json m = nlohmann::json::parse(metrics_json, nullptr, /*allow_exceptions=*/false);
+  if (!m.is_object()) return "";
+  const auto it = m.find("status_reason");
+  return it != m.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 bool IsBoardDeath(std::string_view infra_cause) {

@@ -37,13 +37,27 @@ enum class InfraCause {
   kProtocol,      ///< "protocol": a malformed or unexpected board-protocol message
   kDatabase,      ///< "database": the lab could not store the result
   kInterrupted,   ///< "interrupted": the soak was stopped (signal, budget) mid-run
-  kOther,         ///< "other": anything not above
+  kOther,         ///< "other": anything not above (no cause of today's runner is stored so)
+  // The runner's causes (runner/run_status.h InfraCause), each under the runner's own token, so
+  // that the soak's log, `replay`, `show`, `history` and the reports say the same. Rows written
+  // before these tokens existed say "deploy" for identity and manifest_mismatch, "protocol" for
+  // board_error and "other" for clock and ring_capacity; they are read as they are.
+  kIdentity,          ///< "identity": the board reports another image than the one deployed
+  kClock,             ///< "clock": setting or reading back a clock failed
+  kBoardError,        ///< "board_error": another failure the board or its protocol reported
+  kManifestMismatch,  ///< "manifest_mismatch": identity registers disagree with the manifest
+  kRingCapacity,      ///< "ring_capacity": the plan's ring is larger than the board can hold
 };
 const char* InfraCauseName(InfraCause cause);
 /// Inverse of InfraCauseName; nullopt for any other text.
 std::optional<InfraCause> ParseInfraCause(std::string_view text);
 /// Whether a stored cause is a board death (board_died or board_timeout).
 bool IsBoardDeath(std::string_view infra_cause);
+
+/// The reason a run row gives for its status: metrics_json's "status_reason" when that is a
+/// string (runner::StoredRunRecord writes it so), else "". The one reader of it: `show`,
+/// `replay` and the reports call this, so a row holding anything else there reads as no reason.
+std::string StatusReasonOf(std::string_view metrics_json);
 
 struct CampaignRecord {
   std::string name;

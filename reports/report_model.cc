@@ -133,9 +133,7 @@ Status FillRun(const db::Database& db, const db::RunRow& row, const ReportOption
   if (!metrics.ok()) return metrics.status();
   const Json& m = *metrics;
   if (m.is_object()) {
-    if (m.contains("status_reason") && m["status_reason"].is_string()) {
-      out->reason = m["status_reason"].get<std::string>();
-    }
+    out->reason = db::StatusReasonOf(r.metrics_json);
     out->wire_bits_per_instruction = Number(m, "wire_bits_per_instruction");
     out->payload_bits_per_instruction = Number(m, "payload_bits_per_instruction");
     out->reference_instructions = Unsigned(m, "reference_instructions");

@@ -255,17 +255,18 @@ db::RunStatus ToDbStatus(RunStatus s) {
 }
 
 db::InfraCause ToDbInfraCause(InfraCause c) {
+  // One to one: every cause is stored under its own token (RunStatusTest checks both names).
   switch (c) {
     case InfraCause::kPrepare: return db::InfraCause::kPrepare;
-    case InfraCause::kDeploy:
-    case InfraCause::kIdentity:
-    case InfraCause::kManifestMismatch: return db::InfraCause::kDeploy;
+    case InfraCause::kDeploy: return db::InfraCause::kDeploy;
+    case InfraCause::kIdentity: return db::InfraCause::kIdentity;
+    case InfraCause::kManifestMismatch: return db::InfraCause::kManifestMismatch;
     case InfraCause::kClosureGate: return db::InfraCause::kClosureGate;
     case InfraCause::kBoardDied: return db::InfraCause::kBoardDied;
     case InfraCause::kBoardTimeout: return db::InfraCause::kBoardTimeout;
-    case InfraCause::kBoardError: return db::InfraCause::kProtocol;
-    case InfraCause::kClock:
-    case InfraCause::kRingCapacity:
+    case InfraCause::kBoardError: return db::InfraCause::kBoardError;
+    case InfraCause::kClock: return db::InfraCause::kClock;
+    case InfraCause::kRingCapacity: return db::InfraCause::kRingCapacity;
     case InfraCause::kNone: break;
   }
   return db::InfraCause::kOther;

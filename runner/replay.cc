@@ -80,11 +80,8 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
   if (!row.ok()) return Status::NotFound(row.status().message() + " in " + o.db_path);
   const db::RunRecord& stored = row->run;
   if (stored.status == db::RunStatus::kInfra) {
-    std::string why;
-    if (auto m = nlohmann::json::parse(stored.metrics_json, nullptr, false);
-        m.is_object() && m.contains("status_reason") && m["status_reason"].is_string()) {
-      why = ": " + m["status_reason"].get<std::string>();
-    }
+    const std::string reason = db::StatusReasonOf(stored.metrics_json);
+    const std::string why = reason.empty() ? "" : ": " + reason;
     return Status::InvalidArgument(
         "run " + std::to_string(run_id) + " is infra (the lab failed" + why +
         "): it has no stream to compare a replay with. Fix the cause, then run it again in its "

@@ -199,6 +199,39 @@ void Corpus::Stored() {
       Add(std::move(c));
     }
   }
+  // A stored metrics_json that is not what the runner writes (issue #29: `show` aborted, exit
+  // 134, on {"status_reason": 5}): shown or refused naming the column, never a crash.
+  const std::vector<Input> metrics = {
+      {"reason-number", R"({"status_reason": 5})"},
+      {"reason-null", R"({"status_reason": null})"},
+      {"reason-object", R"({"status_reason": {"a": 1}})"},
+      {"array", "[1, 2]"},  // (text that is not JSON at all the schema's CHECK refuses)
+  };
+  for (const Input& edit : metrics) {
+    std::string sql_text;
+    for (char ch : edit.content) sql_text += ch == '\'' ? std::string("''") : std::string(1, ch);
+    const auto setup = Copy({Fx("run.db")}, {"run.db"},
+                            [sql_text](const std::string& dir, const std::string&) {
+                              WriteText(dir + "/edit.sql",
+                                        "UPDATE runs SET metrics_json = '" + sql_text + "';\n");
+                              const std::string cmd = "cd '" + dir +
+                                                      "' && sqlite3 run.db < edit.sql";
+                              if (std::system(cmd.c_str()) != 0) {
+                                throw std::runtime_error("sqlite3 could not store the metrics");
+                              }
+                            });
+    for (const char* cmd : {"show", "history"}) {
+      Case c;
+      c.id = std::string("stored.metrics.") + cmd + "." + edit.name;
+      c.cls = "stored";
+      c.argv = Lab(std::string(cmd) == "show" ? Strings{"show", "1", "--db", "run.db"}
+                                               : Strings{"history", "--db", "run.db"});
+      c.setup = setup;
+      c.exits = {0, 2};
+      c.locators = {{"run 1", "metrics_json", "run.db"}};
+      Add(std::move(c));
+    }
+  }
 }
 
 }  // namespace ctte::hostile::corpus

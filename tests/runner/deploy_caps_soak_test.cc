@@ -72,10 +72,9 @@ TEST(DeployCapsSoakTest, ALyingImageIsInfraForEachOfItsRunsAndTheSoakGoesOn_bad)
     if (c["image"] == "ntrace-slim") {
       ++slim;
       EXPECT_EQ(r.run.status, db::RunStatus::kInfra) << r.run.config_json;
-      EXPECT_EQ(r.run.infra_cause, "deploy");  // the db's cause of manifest_mismatch
+      EXPECT_EQ(r.run.infra_cause, "manifest_mismatch");  // stored one to one (#29)
       EXPECT_EQ(r.earlier_attempts, 0u) << "a lying image is not retried";
-      const std::string reason =
-          nlohmann::json::parse(r.run.metrics_json).value("status_reason", "");
+      const std::string reason = db::StatusReasonOf(r.run.metrics_json);
       EXPECT_NE(reason.find("manifest mismatch: image ntrace-slim: the manifest lists feature "
                             "implicit-return, but ctteFeatureCaps (0x12c) bit 0 reads 0"),
                 std::string::npos)

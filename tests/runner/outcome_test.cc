@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <set>
+#include <string>
+
 namespace ctte::runner {
 namespace {
 
@@ -86,6 +89,40 @@ TEST(OutcomeTest, StatusNamesRoundTripAndMapToTheDbText) {
     EXPECT_STREQ(db::RunStatusName(ToDbStatus(s)), RunStatusName(s));
   }
   EXPECT_FALSE(ParseRunStatus("planned").has_value());
+}
+
+// #29 "one status vocabulary": a clock or ring-capacity failure was "clock" in the soak's log
+// and `replay` but "other" in `show`, `history` and the reports. Every cause is now stored
+// under the runner's own token, distinct from every other cause's, and parses back; the tokens
+// of older rows still parse.
+TEST(OutcomeTest, EveryRunnerCauseIsStoredUnderItsOwnToken) {
+  std::set<std::string> stored;
+  for (InfraCause c : {InfraCause::kPrepare, InfraCause::kDeploy, InfraCause::kIdentity,
+                       InfraCause::kClock, InfraCause::kClosureGate, InfraCause::kBoardDied,
+                       InfraCause::kBoardTimeout, InfraCause::kBoardError,
+                       InfraCause::kManifestMismatch, InfraCause::kRingCapacity}) {
+    const db::InfraCause d = ToDbInfraCause(c);
+    EXPECT_STREQ(db::InfraCauseName(d), InfraCauseName(c));
+    EXPECT_EQ(db::ParseInfraCause(InfraCauseName(c)), d) << InfraCauseName(c);
+    EXPECT_TRUE(stored.insert(db::InfraCauseName(d)).second) << InfraCauseName(c);
+  }
+  for (const char* old : {"protocol", "database", "interrupted", "other"}) {
+    EXPECT_TRUE(db::ParseInfraCause(old).has_value()) << old;
+  }
+}
+
+// One reader of a stored run's reason, whatever metrics_json holds (`show` aborted with exit 134
+// on {"status_reason": 5}).
+TEST(OutcomeTest, TheStoredReasonIsReadWhateverMetricsJsonHolds) {
+  EXPECT_EQ(db::StatusReasonOf("{\"status_reason\":\"prepare: no workload\"}"), "prepare: no workload");
+  EXPECT_EQ(db::StatusReasonOf("{\"status_reason\":5}"), "");
+  EXPECT_EQ(db::StatusReasonOf("{\"status_reason\":null}"), "");
+  EXPECT_EQ(db::StatusReasonOf("[\"status_reason\"]"), "");
+  EXPECT_EQ(db::StatusReasonOf("not json"), "");
+  EXPECT_EQ(db::StatusReasonOf(""), "");
+  RunConfig c;
+  const db::RunRecord rec = StoredRunRecord(PrepareFailedOutcome(c, Status::NotFound("x.elf")));
+  EXPECT_EQ(db::StatusReasonOf(rec.metrics_json), PrepareFailedOutcome(c, Status::NotFound("x.elf")).status_reason);
 }
 
 TEST(OutcomeTest, TheStoredRowCarriesTheReasonInMetricsJson) {

@@ -64,9 +64,7 @@ int RunShow(const ShowFlags& f) {
   const db::RunRecord& r = row->run;
   const Json config = ParsedOrNull(r.config_json);
   const Json metrics = ParsedOrNull(r.metrics_json);
-  const std::string reason = metrics.is_object() && metrics.contains("status_reason")
-                                 ? metrics["status_reason"].get<std::string>()
-                                 : "";
+  const std::string reason = db::StatusReasonOf(r.metrics_json);
   // An infra run has no stream to compare: `replay` refuses it; it is run again in place.
   const std::string replay =
       r.status == db::RunStatus::kInfra
