@@ -118,6 +118,11 @@ class Database {
   /// Campaigns with run counts by status (and retried runs, infra attempts); `name` empty = all.
   /// Ordered by id.
   Result<std::vector<CampaignSummary>> Campaigns(const std::string& name = "") const;
+  /// The one rule for "a campaign by id or name" (`soak --resume`, `report`, docs/db-schema.md
+  /// "Naming a campaign"): all digits = the campaign with that id; "name:NAME" = the newest
+  /// campaign row named NAME (a name that is all digits is reached only so); anything else = the
+  /// newest row named so. NotFound names what was asked and in which rule.
+  Result<CampaignSummary> CampaignByIdOrName(const std::string& which) const;
   /// Runs of one campaign row, ordered by index then id.
   Result<std::vector<RunRow>> RunsOfCampaign(int64_t campaign_id) const;
   /// The campaign's control runs (config_json "control", runner/controls.h; originals only),

@@ -85,6 +85,25 @@ Result<std::vector<RunRow>> Database::SelectRuns(const std::string& where_sql,
   return out;
 }
 
+Result<CampaignSummary> Database::CampaignByIdOrName(const std::string& which) const {
+  const bool numeric = !which.empty() && which.size() <= 18 &&
+                       std::all_of(which.begin(), which.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const std::string name = which.rfind("name:", 0) == 0 ? which.substr(5) : which;
+  if (name.empty()) return Status::InvalidArgument("campaign: an id or a name is needed");
+  auto rows = Campaigns(numeric ? "" : name);
+  if (!rows.ok()) return rows.status();
+  const CampaignSummary* found = nullptr;
+  for (const CampaignSummary& c : *rows) {
+    if (!numeric || std::to_string(c.id) == which) found = &c;  // by name: the newest row
+  }
+  if (found == nullptr) {
+    return Status::NotFound(numeric ? "no campaign with id " + which + " (a campaign named " +
+                                          which + " is name:" + which + ")"
+                                    : "no campaign named '" + name + "'");
+  }
+  return *found;
+}
+
 Result<std::vector<CampaignSummary>> Database::Campaigns(const std::string& name) const {
   // Retried runs and infra attempts count original runs only (a replay repeats a counted run);
   // they come from run_attempts grouped by campaign once, not from a probe per run. The status

@@ -167,18 +167,11 @@ Status FillRun(const db::Database& db, const db::RunRow& row, const ReportOption
 }
 
 Result<db::CampaignSummary> FindCampaign(const db::Database& db, const std::string& campaign) {
-  int64_t id = 0;
-  const char* end = campaign.data() + campaign.size();
-  const bool numeric =
-      !campaign.empty() && std::from_chars(campaign.data(), end, id).ptr == end;
-  auto rows = db.Campaigns(numeric ? "" : campaign);
-  if (!rows.ok()) return rows.status();
-  const db::CampaignSummary* found = nullptr;
-  for (const db::CampaignSummary& c : *rows) {
-    if (numeric ? c.id == id : true) found = &c;  // by name: the newest row (highest id)
+  Result<db::CampaignSummary> c = db.CampaignByIdOrName(campaign);
+  if (!c.ok() && c.status().code() == Status::Code::kNotFound) {
+    return Status::NotFound(c.status().message() + " in the database");
   }
-  if (found == nullptr) return Status::NotFound("no campaign " + campaign + " in the database");
-  return *found;
+  return c;
 }
 
 }  // namespace

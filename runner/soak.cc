@@ -45,14 +45,11 @@ using soak_internal::SoakWorker;
 using soak_internal::SteadyClock;
 
 Result<db::CampaignSummary> FindCampaign(db::Database& db, const std::string& which) {
-  auto rows = db.Campaigns();
-  if (!rows.ok()) return rows.status();
-  const db::CampaignSummary* found = nullptr;
-  for (const db::CampaignSummary& c : *rows) {
-    if (std::to_string(c.id) == which || c.name == which) found = &c;  // newest row by name
+  Result<db::CampaignSummary> c = db.CampaignByIdOrName(which);
+  if (!c.ok() && c.status().code() == Status::Code::kNotFound) {
+    return Status::NotFound(c.status().message() + " to resume");
   }
-  if (found == nullptr) return Status::NotFound("no campaign " + which + " to resume");
-  return *found;
+  return c;
 }
 
 }  // namespace

@@ -219,3 +219,35 @@ TEST_F(QueriesTest, UnknownFactorGivesNoRowsAndBadNamesAreRejected) {
 
 }  // namespace
 }  // namespace ctte::db
+
+namespace ctte::db {
+namespace {
+
+// One rule for "a campaign by id or name" (#29): `soak --resume 3` took the newest campaign
+// whose id or name was "3", `report 3` the campaign with id 3. Now both: all digits = the id,
+// "name:NAME" = the newest row named NAME, anything else = the newest row named so.
+TEST(CampaignByIdOrNameTest, DigitsAreAnIdAndANameIsTheNewestRow) {
+  std::unique_ptr<Database> d = testing::OpenOrDie(testing::FreshDbPath());
+  const int64_t named3 = *d->UpsertCampaign(testing::Campaign("3", 1));
+  const int64_t a1 = *d->UpsertCampaign(testing::Campaign("a", 2));
+  const int64_t b = *d->UpsertCampaign(testing::Campaign("b", 3));
+  const int64_t a2 = *d->UpsertCampaign(testing::Campaign("a", 4));
+  ASSERT_EQ(b, 3);  // so "3" is both b's id and the first campaign's name
+  EXPECT_EQ(d->CampaignByIdOrName("3")->id, b);
+  EXPECT_EQ(d->CampaignByIdOrName("name:3")->id, named3);
+  EXPECT_EQ(d->CampaignByIdOrName("a")->id, a2);
+  EXPECT_EQ(d->CampaignByIdOrName("name:a")->id, a2);
+  EXPECT_EQ(d->CampaignByIdOrName(std::to_string(a1))->id, a1);
+  const Result<CampaignSummary> none = d->CampaignByIdOrName("9");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), Status::Code::kNotFound);
+  EXPECT_NE(none.status().message().find("no campaign with id 9 (a campaign named 9 is name:9)"),
+            std::string::npos)
+      << none.status().ToString();
+  EXPECT_FALSE(d->CampaignByIdOrName("zzz").ok());
+  EXPECT_FALSE(d->CampaignByIdOrName("").ok());
+  EXPECT_FALSE(d->CampaignByIdOrName("99999999999999999999999").ok());
+}
+
+}  // namespace
+}  // namespace ctte::db

@@ -1,5 +1,5 @@
 // `ctte-lab report CAMPAIGN`: one result model (reports/report_model.h) rendered as HTML, JUnit
-// XML and CSV. CAMPAIGN is a campaign id or name (the newest campaign row with that name).
+// XML and CSV. CAMPAIGN is a campaign id or name (db::Database::CampaignByIdOrName).
 // Without any of --html/--junit/--csv it writes all three to
 // out/reports/<name>-<id>.{html,junit.xml,csv} (the names `soak --report-dir` uses).
 // With --check it writes only what is named and exits with the campaign's code (README "Exit
@@ -96,7 +96,7 @@ const Registrar kReportRegistrar{Command{
     "report", "Render a campaign's results as HTML (with plots), JUnit XML and CSV", 65,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<ReportFlags>();
-      sub.add_option("campaign", f->campaign, "campaign id or name")->required();
+      sub.add_option("campaign", f->campaign, "campaign: an id (digits), a name (the newest row), or name:NAME")->required();
       sub.add_option("--db", f->db_path, "database file (default out/ctte.db)");
       sub.add_option("--html", f->html, "write the HTML page here");
       sub.add_option("--junit", f->junit, "write JUnit XML here");

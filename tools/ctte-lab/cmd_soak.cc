@@ -376,7 +376,7 @@ const Registrar kSoakRegistrar{Command{
       sub.add_option("--db", f->db_path, "database file (default out/ctte.db)");
       sub.add_option("--report-dir", f->report_dir,
                      "write HTML, JUnit and CSV reports here (default out/reports; '' = none)");
-      sub.add_option("--resume", f->resume, "continue this campaign (id or name)");
+      sub.add_option("--resume", f->resume, "continue this campaign: an id (digits), a name, or name:NAME");
       sub.add_flag("--retry-infra", f->retry_infra,
                    "with --resume: run the campaign's infra runs again in place (same index, "
                    "seed and config; the failed attempt stays in the run's history)");
