@@ -7,6 +7,8 @@
 // twin has taken it; the twin is judged against it through a PlaybackBoard.
 #include "runner/soak.h"
 
+#include "runner/campaign_open.h"
+
 #include <nlohmann/json.hpp>
 #include <signal.h>
 
@@ -90,13 +92,8 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
 
   // A seed override makes another campaign: the stored spec carries the seed actually used.
   // User workloads are pinned in the stored spec by SHA-256: another ELF, another campaign.
-  std::string spec_text = PinnedSpecText(*text, spec);
-  if (options.seed) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::parse(spec_text);
-    j["seed"] = SeedHex(*options.seed);
-    spec_text = j.dump(2) + "\n";
-    spec.seed = *options.seed;
-  }
+  const std::string spec_text = StoredSpecText(*text, spec, options.seed);
+  if (options.seed) spec.seed = *options.seed;
 
   auto opened = db::Database::Open(options.db_path);
   if (!opened.ok()) return opened.status();
@@ -115,8 +112,7 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
     }
     summary.campaign_id = c->id;
   } else {
-    Result<int64_t> id = db.UpsertCampaign(
-        {spec.name, spec.description, spec.seed, spec_text, NowIsoUtc()});
+    Result<int64_t> id = OpenCampaign(db, spec, spec_text);
     if (!id.ok()) return id.status();
     summary.campaign_id = *id;
   }

@@ -125,4 +125,21 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 2 ] || fail "history on a missing database: exit $rc, want 2"
+# plan stores what soak stores (#29: plan kept the raw text, soak the text with each user
+# workload pinned by SHA-256, so one spec with $.workloads made two campaign rows): the row's
+# spec carries the ELF's digest, and planning again finds the same row.
+elf=$(dirname "$lab")/../workloads/calls.elf
+if [ -f "$elf" ] && command -v sqlite3 >/dev/null; then
+  cp "$elf" "$tmp/mine.elf"
+  printf '{"name":"mine","seed":5,"runs":3,"images":["ntrace-slim"],"workloads":{"mine":"mine.elf"},"axes":{"workload":["mine"]}}' \
+    > "$tmp/mine.json"
+  "$lab" campaign plan "$tmp/mine.json" --db "$tmp/mine.db" > /dev/null
+  "$lab" campaign plan "$tmp/mine.json" --db "$tmp/mine.db" > /dev/null
+  sha=$(sha256sum "$tmp/mine.elf" | cut -d' ' -f1)
+  [ "$(sqlite3 "$tmp/mine.db" 'SELECT COUNT(*) FROM campaigns')" = 1 ] || fail "two campaign rows"
+  sqlite3 "$tmp/mine.db" 'SELECT spec_json FROM campaigns' | grep -q "$sha" \
+    || fail "plan did not pin the user workload's digest: $(sqlite3 "$tmp/mine.db" 'SELECT spec_json FROM campaigns')"
+else
+  fail "no $elf or no sqlite3 (build the workloads; scripts/setup installs sqlite3)"
+fi
 echo "cli ok"

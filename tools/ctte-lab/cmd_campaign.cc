@@ -9,6 +9,7 @@
 #include "base/files.h"
 #include "base/text.h"
 #include "db/database.h"
+#include "runner/campaign_open.h"
 #include "runner/campaign_spec.h"
 #include "runner/draw.h"
 #include "runner/preflight.h"
@@ -162,8 +163,8 @@ int RunPlan(const CampaignFlags& f) {
     std::fprintf(stderr, "ctte-lab: %s\n", db.status().ToString().c_str());
     return kExitUsage;
   }
-  auto campaign_id = (*db)->UpsertCampaign(
-      {spec->name, spec->description, spec->seed, text, NowIsoUtc()});
+  // The same row a soak of this spec opens (user workloads pinned by digest).
+  auto campaign_id = runner::OpenCampaign(**db, *spec, runner::StoredSpecText(text, *spec));
   if (!campaign_id.ok()) {
     std::fprintf(stderr, "ctte-lab: %s\n", campaign_id.status().ToString().c_str());
     return kExitUsage;
