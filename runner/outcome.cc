@@ -211,6 +211,21 @@ void ApplySession(const BoardSession& s, const std::string& prefix, RunOutcome* 
     case BoardSession::End::kInvalid: out->status = RunStatus::kInvalid; break;
     case BoardSession::End::kRtlAssertion:
       out->status = RunStatus::kRed;
+      // Every run carries the eight verdicts: those not judged (no capture exists) are n/a
+      // with the reason, then the assertion itself.
+      for (oracle::VerdictCode code : oracle::AllVerdictCodes()) {
+        if (code == oracle::VerdictCode::kRtlAssertion) continue;
+        const bool judged = std::any_of(out->verdicts.begin(), out->verdicts.end(),
+                                        [code](const oracle::Verdict& v) { return v.code == code; });
+        if (judged) continue;  // the main run was judged; its twin stopped on the assertion
+        oracle::Verdict na;
+        na.code = code;
+        na.outcome = oracle::Outcome::kNotApplicable;
+        na.evidence.rule = "not_judged";
+        na.evidence.message = "not judged: the run stopped on an RTL assertion (" + prefix +
+                              s.reason + ")";
+        out->verdicts.push_back(std::move(na));
+      }
       out->verdicts.push_back(RtlAssertionVerdict(prefix + s.reason));
       break;
   }

@@ -49,7 +49,7 @@ using soak_internal::SteadyClock;
 Result<db::CampaignSummary> FindCampaign(db::Database& db, const std::string& which) {
   Result<db::CampaignSummary> c = db.CampaignByIdOrName(which);
   if (!c.ok() && c.status().code() == Status::Code::kNotFound) {
-    return Status::NotFound(c.status().message() + " to resume");
+    return Status::NotFound("--resume " + which + ": " + c.status().message());
   }
   return c;
 }

@@ -57,10 +57,31 @@ TEST(OutcomeTest, ASessionEndClassifiesTheRun) {
   ApplySession(s, "twin: ", &twin);
   EXPECT_EQ(twin.status, RunStatus::kRed);
   EXPECT_EQ(twin.status_reason, "twin: fifo overflow");
-  ASSERT_EQ(twin.verdicts.size(), 1u);
-  EXPECT_EQ(twin.verdicts[0].code, oracle::VerdictCode::kRtlAssertion);
-  EXPECT_EQ(twin.verdicts[0].evidence.rule, "rtl_assertion");
-  EXPECT_EQ(twin.verdicts[0].evidence.message, "twin: fifo overflow");
+  // Eight verdicts n/a with the reason (#29: every run carries eight), then rtl_assertion.
+  ASSERT_EQ(twin.verdicts.size(), 9u);
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(twin.verdicts[i].code, oracle::AllVerdictCodes()[i]);
+    EXPECT_EQ(twin.verdicts[i].outcome, oracle::Outcome::kNotApplicable);
+    EXPECT_EQ(twin.verdicts[i].evidence.message,
+              "not judged: the run stopped on an RTL assertion (twin: fifo overflow)");
+  }
+  EXPECT_EQ(twin.verdicts[8].code, oracle::VerdictCode::kRtlAssertion);
+  EXPECT_EQ(twin.verdicts[8].outcome, oracle::Outcome::kFail);
+  EXPECT_EQ(twin.verdicts[8].evidence.rule, "rtl_assertion");
+  EXPECT_EQ(twin.verdicts[8].evidence.message, "twin: fifo overflow");
+  EXPECT_EQ(twin.VerdictRecords().size(), 9u);
+  // A main run judged before its twin stopped keeps its own eight.
+  RunOutcome judged;
+  for (size_t i = 0; i < 8; ++i) {
+    oracle::Verdict v;
+    v.code = oracle::AllVerdictCodes()[i];
+    v.outcome = oracle::Outcome::kPass;
+    judged.verdicts.push_back(v);
+  }
+  ApplySession(s, "twin: ", &judged);
+  ASSERT_EQ(judged.verdicts.size(), 9u);
+  EXPECT_EQ(judged.verdicts[0].outcome, oracle::Outcome::kPass);
+  EXPECT_EQ(judged.verdicts[8].code, oracle::VerdictCode::kRtlAssertion);
 
   s.end = BoardSession::End::kInvalid;
   s.reason = "fabric clock read back 1 Hz";
