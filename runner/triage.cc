@@ -313,24 +313,24 @@ Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
   const std::string rate = std::to_string(out.red) + "/" + std::to_string(out.judged) +
                            " red (95% " + pct(out.rate.lo) + "-" + pct(out.rate.hi) + ")";
   if (3 * bad > all) {
-    out.classification = "infrastructure";
+    out.classification = TriageClass::kInfrastructure;
     out.summary = "infrastructure: " + std::to_string(bad) + " of " + std::to_string(all) +
                   " runs were infra or invalid; nothing is classified";
   } else if (out.red == 0) {
-    out.classification = "not_reproduced";
+    out.classification = TriageClass::kNotReproduced;
     out.summary = "not reproduced: " + rate + " on " + serials[0] + " and " + serials[1];
   } else if (a.red() == a.judged() && c.red() == c.judged()) {
-    out.classification = "design";
+    out.classification = TriageClass::kDesign;
     out.summary = "design: red on both boards in every run (" + rate + ")";
   } else if (c.interval().hi < a.interval().lo || a.interval().hi < c.interval().lo) {
     const bool here = c.interval().hi < a.interval().lo;
-    out.classification = "board_specific";
+    out.classification = TriageClass::kBoardSpecific;
     out.summary = "board-specific: red on " + serials[here ? 0 : 1] + " (" +
                   std::to_string((here ? a : c).red()) + "/" +
                   std::to_string((here ? a : c).judged()) + "), green on " +
                   serials[here ? 1 : 0];
   } else {
-    out.classification = "flaky";
+    out.classification = TriageClass::kFlaky;
     out.summary = "flaky: " + rate + " over both boards";
   }
   out.same_board.verdict = out.other_board.verdict = LegVerdict::kReference;
@@ -339,16 +339,27 @@ Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
   rec.kind = "triage";
   rec.created_at = NowIsoUtc();
   rec.repeats = o.repeats;
-  rec.verdict = out.classification;
+  rec.verdict = TriageClassName(out.classification);
   rec.summary = out.summary;
   rec.legs = {LegRecordOf(out.same_board, 0), LegRecordOf(out.other_board, 1)};
   CTTE_ASSIGN_OR_RETURN(out.bisection_id, db::TriageStore::RecordBisection(*l.db, rec));
   return out;
 }
 
+const char* TriageClassName(TriageClass c) {
+  switch (c) {
+    case TriageClass::kDesign: return "design";
+    case TriageClass::kBoardSpecific: return "board_specific";
+    case TriageClass::kFlaky: return "flaky";
+    case TriageClass::kNotReproduced: return "not_reproduced";
+    case TriageClass::kInfrastructure: return "infrastructure";
+  }
+  return "not_reproduced";
+}
+
 std::string TriageRunResult::ToJson(int indent) const {
   Json j{{"run_id", run_id}, {"bisection_id", bisection_id},
-         {"classification", classification}, {"summary", summary}, {"red", red},
+         {"classification", TriageClassName(classification)}, {"summary", summary}, {"red", red},
          {"judged", judged}, {"interval", {rate.lo, rate.hi}},
          {"legs", Json::array({LegJson(same_board), LegJson(other_board)})}};
   return j.dump(indent);

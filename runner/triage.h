@@ -58,10 +58,16 @@ struct BisectRunResult {
   std::string ToJson(int indent = 2) const;
 };
 
+/// What triage concluded (docs/triage.md); its name is the stored bisection verdict and the
+/// JSON "classification".
+enum class TriageClass { kDesign, kBoardSpecific, kFlaky, kNotReproduced, kInfrastructure };
+/// "design", "board_specific", "flaky", "not_reproduced", "infrastructure".
+const char* TriageClassName(TriageClass c);
+
 struct TriageRunResult {
   int64_t run_id = 0;
   int64_t bisection_id = 0;
-  std::string classification;      ///< design, board_specific, flaky, not_reproduced, infrastructure
+  TriageClass classification = TriageClass::kNotReproduced;
   std::string summary;
   Leg same_board, other_board;
   Interval rate;                   ///< red rate over both boards

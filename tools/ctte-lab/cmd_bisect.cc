@@ -80,7 +80,7 @@ int RunTriage(TriageFlags& f) {
   }
   if (f.json) std::printf("%s\n", r->ToJson().c_str());
   else PrintStored(f.o.db_path, f.run_id, r->bisection_id);
-  return r->classification == "infrastructure" ? kExitInfra : kExitOk;
+  return r->classification == runner::TriageClass::kInfrastructure ? kExitInfra : kExitOk;
 }
 
 void AddCommon(CLI::App& sub, TriageFlags& f, const char* repeats_help) {
