@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+
 namespace ctte::db {
 
 const char* RunStatusName(RunStatus status) {
@@ -76,6 +78,52 @@ std::string StatusReasonOf(std::string_view metrics_json) {
   if (!m.is_object()) return "";
   const auto it = m.find("status_reason");
   return it != m.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+namespace {
+
+std::string StringAt(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::vector<std::string> StringsAt(const nlohmann::json& j, const char* key) {
+  std::vector<std::string> out;
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return out;
+  for (const auto& v : *it) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<StoredControl> StoredControlOf(const RunRow& row) {
+  if (row.run.replay_of) return std::nullopt;
+  const nlohmann::json c = nlohmann::json::parse(row.run.config_json, nullptr, false);
+  if (!c.is_object()) return std::nullopt;
+  const auto marker = c.find("control");
+  if (marker == c.end() || !marker->is_object()) return std::nullopt;
+  StoredControl r;
+  r.name = StringAt(*marker, "name");
+  r.image = StringAt(c, "image");
+  const auto round = marker->find("round");
+  if (round != marker->end() && round->is_number_unsigned() && round->get<uint64_t>() <= UINT32_MAX) {
+    r.round = static_cast<uint32_t>(round->get<uint64_t>());
+  }
+  r.shard = StringAt(*marker, "shard");
+  r.expect_red = StringsAt(*marker, "expect_red");
+  const nlohmann::json m = nlohmann::json::parse(row.run.metrics_json, nullptr, false);
+  const auto result = m.is_object() ? m.find("control") : m.end();
+  if (m.is_object() && result != m.end() && result->is_object()) {
+    r.has_result = true;
+    const auto passed = result->find("passed");
+    r.passed = passed != result->end() && passed->is_boolean() && passed->get<bool>();
+    r.observed_red = StringsAt(*result, "observed_red");
+    r.reason = StringAt(*result, "reason");
+  }
+  return r;
 }
 
 bool IsBoardDeath(std::string_view infra_cause) {

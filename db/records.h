@@ -152,6 +152,24 @@ struct RunRow {
   uint64_t earlier_attempts = 0;
 };
 
+/// A control run as stored (docs/campaign-spec.md "Controls"): its marker in config_json
+/// ("control": name, round, shard, expect_red; "image") and its result in metrics_json
+/// ("control": passed, observed_red, reason; runner/controls.cc writes it). The one reader of
+/// both, for the runner's resume and the reports: a field of the wrong type reads as absent.
+struct StoredControl {
+  std::string name;
+  std::string image;
+  uint32_t round = 0;
+  std::string shard;                    ///< "I/N", or "" unsharded
+  std::vector<std::string> expect_red;  ///< empty: the clean control
+  bool has_result = false;              ///< metrics_json holds a control result
+  bool passed = false;
+  std::vector<std::string> observed_red;
+  std::string reason;
+};
+/// nullopt when the row is not an original control run (a draw, a replay, no marker).
+std::optional<StoredControl> StoredControlOf(const RunRow& row);
+
 struct VerdictRecord {
   std::string verdict;         ///< verdict code name, e.g. "decode_integrity" (docs/verdicts.md)
   Outcome outcome = Outcome::kNotApplicable;

@@ -7,44 +7,25 @@
 #include <cstdio>
 
 namespace ctte::reports {
-namespace {
-
-std::vector<std::string> Strings(const nlohmann::json& j, const char* key) {
-  std::vector<std::string> out;
-  if (!j.contains(key) || !j[key].is_array()) return out;
-  for (const auto& v : j[key]) {
-    if (v.is_string()) out.push_back(v.get<std::string>());
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string ControlRoundLabel(uint32_t round, const std::string& shard) {
   return std::to_string(round) + (shard.empty() ? "" : " (shard " + shard + ")");
 }
 
 std::optional<ControlRow> ControlRowOf(const db::RunRow& row) {
-  if (row.run.replay_of) return std::nullopt;
-  const nlohmann::json c = nlohmann::json::parse(row.run.config_json, nullptr, false);
-  if (!c.is_object() || !c.contains("control") || !c["control"].is_object()) return std::nullopt;
-  const nlohmann::json& marker = c["control"];
+  const std::optional<db::StoredControl> c = db::StoredControlOf(row);
+  if (!c) return std::nullopt;
   ControlRow r;
   r.run_id = row.id;
-  r.name = marker.value("name", "");
-  r.image = c.value("image", "");
-  r.round = marker.value("round", 0u);
-  r.shard = marker.value("shard", "");
-  r.expect_red = Strings(marker, "expect_red");
+  r.name = c->name;
+  r.image = c->image;
+  r.round = c->round;
+  r.shard = c->shard;
+  r.expect_red = c->expect_red;
   r.status = row.run.status;
-  const nlohmann::json m = nlohmann::json::parse(row.run.metrics_json, nullptr, false);
-  if (m.is_object() && m.contains("control") && m["control"].is_object()) {
-    r.passed = m["control"].value("passed", false);
-    r.reason = m["control"].value("reason", "");
-    r.observed_red = Strings(m["control"], "observed_red");
-  } else {
-    r.reason = "no control result stored";
-  }
+  r.passed = c->passed;
+  r.observed_red = c->observed_red;
+  r.reason = c->has_result ? c->reason : "no control result stored";
   return r;
 }
 

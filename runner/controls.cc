@@ -137,34 +137,21 @@ std::string ControlJson(const ControlResult& r) {
   return j.dump();
 }
 
-// The control result stored with a run row (metrics_json "control"), or nullopt.
+// The control result stored with a run row (db::StoredControlOf, the one reader), or nullopt.
 std::optional<ControlResult> StoredResult(const db::RunRow& row) {
-  Result<RunConfig> c = RunConfigFromJson(row.run.config_json);
-  if (!c.ok() || !c->control) return std::nullopt;
+  const std::optional<db::StoredControl> c = db::StoredControlOf(row);
+  if (!c) return std::nullopt;
   ControlResult r;
-  r.name = c->control->name;
+  r.name = c->name;
   r.image = c->image;
-  r.round = c->control->round;
-  r.shard = c->control->shard;
-  r.expect_red = c->control->expect_red;
+  r.round = c->round;
+  r.shard = c->shard;
+  r.expect_red = c->expect_red;
   r.run_id = row.id;
-  switch (row.run.status) {
-    case db::RunStatus::kGreen: r.status = RunStatus::kGreen; break;
-    case db::RunStatus::kRed: r.status = RunStatus::kRed; break;
-    case db::RunStatus::kInvalid: r.status = RunStatus::kInvalid; break;
-    default: r.status = RunStatus::kInfra; break;
-  }
-  nlohmann::json m = nlohmann::json::parse(row.run.metrics_json, nullptr, false);
-  if (m.is_object() && m.contains("control") && m["control"].is_object()) {
-    const nlohmann::json& ctl = m["control"];
-    r.passed = ctl.value("passed", false);
-    r.reason = ctl.value("reason", "");
-    if (ctl.contains("observed_red") && ctl["observed_red"].is_array()) {
-      for (const auto& v : ctl["observed_red"]) {
-        if (v.is_string()) r.observed_red.push_back(v.get<std::string>());
-      }
-    }
-  }
+  r.status = FromDbStatus(row.run.status).value_or(RunStatus::kInfra);  // planned: not run
+  r.passed = c->passed;
+  r.reason = c->reason;
+  r.observed_red = c->observed_red;
   return r;
 }
 

@@ -269,6 +269,17 @@ db::RunStatus ToDbStatus(RunStatus s) {
   return db::RunStatus::kInfra;
 }
 
+std::optional<RunStatus> FromDbStatus(db::RunStatus s) {
+  switch (s) {
+    case db::RunStatus::kGreen: return RunStatus::kGreen;
+    case db::RunStatus::kRed: return RunStatus::kRed;
+    case db::RunStatus::kInvalid: return RunStatus::kInvalid;
+    case db::RunStatus::kInfra: return RunStatus::kInfra;
+    case db::RunStatus::kPlanned: break;
+  }
+  return std::nullopt;
+}
+
 db::InfraCause ToDbInfraCause(InfraCause c) {
   // One to one: every cause is stored under its own token (RunStatusTest checks both names).
   switch (c) {

@@ -105,6 +105,8 @@ oracle::Verdict RtlAssertionVerdict(const std::string& message);
 
 /// The text-level status the database stores for a run status.
 db::RunStatus ToDbStatus(RunStatus status);
+/// Its inverse, the one conversion back: nullopt for a planned row (not run yet).
+std::optional<RunStatus> FromDbStatus(db::RunStatus status);
 
 /// How many loss episodes a stored run row keeps in metrics_json "episodes" (the first ones);
 /// "loss_episodes" counts them all, "episodes_omitted" the ones left out, "episode_summary"

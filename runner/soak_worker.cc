@@ -41,13 +41,7 @@ void Log(Shared& shared, LogLevel level, const std::string& line) {
 }
 
 void Count(db::RunStatus s, SoakCounts* c) {
-  ++c->done;
-  switch (s) {
-    case db::RunStatus::kGreen: ++c->green; break;
-    case db::RunStatus::kRed: ++c->red; break;
-    case db::RunStatus::kInvalid: ++c->invalid; break;
-    default: ++c->infra; break;
-  }
+  Count(FromDbStatus(s).value_or(RunStatus::kInfra), c);
 }
 
 namespace {

@@ -110,6 +110,11 @@ TEST(OutcomeTest, StatusNamesRoundTripAndMapToTheDbText) {
     EXPECT_STREQ(db::RunStatusName(ToDbStatus(s)), RunStatusName(s));
   }
   EXPECT_FALSE(ParseRunStatus("planned").has_value());
+  // One conversion each way (#29).
+  for (RunStatus s : {RunStatus::kGreen, RunStatus::kRed, RunStatus::kInvalid, RunStatus::kInfra}) {
+    EXPECT_EQ(FromDbStatus(ToDbStatus(s)), s);
+  }
+  EXPECT_FALSE(FromDbStatus(db::RunStatus::kPlanned).has_value());
 }
 
 // #29 "one status vocabulary": a clock or ring-capacity failure was "clock" in the soak's log
