@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <list>
 #include <thread>
+#include <tuple>
 
 #include "base/text.h"
 #include "lab/protocol.h"
@@ -35,24 +36,19 @@ Result<std::unique_ptr<Agent>> Agent::Listen(Board& board, AgentOptions options)
   a->impl_ = std::make_unique<Impl>();
   a->board_ = &board;
   a->options_ = std::move(options);
-  if (a->options_.max_handshakes < 1 || a->options_.max_handshakes > kMaxHandshakesLimit) {
-    return Status::InvalidArgument("max_handshakes " + std::to_string(a->options_.max_handshakes) +
-                                   " out of range: expected 1.." +
-                                   std::to_string(kMaxHandshakesLimit));
-  }
-  if (a->options_.max_connections_per_second < 1 ||
-      a->options_.max_connections_per_second > kMaxConnectionRateLimit) {
-    return Status::InvalidArgument("max_connections_per_second " +
-                                   std::to_string(a->options_.max_connections_per_second) +
-                                   " out of range: expected 1.." +
-                                   std::to_string(kMaxConnectionRateLimit));
-  }
-  if (a->options_.max_requests_per_second < 1 ||
-      a->options_.max_requests_per_second > kMaxRequestRateLimit) {
-    return Status::InvalidArgument("max_requests_per_second " +
-                                   std::to_string(a->options_.max_requests_per_second) +
-                                   " out of range: expected 1.." +
-                                   std::to_string(kMaxRequestRateLimit));
+  for (const auto& [name, value, most] : {std::tuple<const char*, int, int>{
+                                              "max_handshakes", a->options_.max_handshakes,
+                                              kMaxHandshakesLimit},
+                                          {"max_connections_per_second",
+                                           a->options_.max_connections_per_second,
+                                           kMaxConnectionRateLimit},
+                                          {"max_requests_per_second",
+                                           a->options_.max_requests_per_second,
+                                           kMaxRequestRateLimit}}) {
+    if (value < 1 || value > most) {
+      return Status::InvalidArgument(std::string(name) + " " + std::to_string(value) +
+                                     " out of range: expected 1.." + std::to_string(most));
+    }
   }
   if (a->options_.max_handshakes_per_address < 1 ||
       a->options_.max_handshakes_per_address > a->options_.max_handshakes) {

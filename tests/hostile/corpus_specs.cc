@@ -160,6 +160,25 @@ void Corpus::Configs() {
   }
 }
 
+namespace {
+
+// The `then` of a case's setup: `column` of every run in the copied run.db set to `text` with
+// the sqlite3 shell (what a damaged or hand-edited database holds).
+std::function<void(const std::string&, const std::string&)> StoredEdit(const std::string& column,
+                                                                 const std::string& text) {
+  std::string sql_text;  // SQL string literal
+  for (char ch : text) sql_text += ch == '\'' ? std::string("''") : std::string(1, ch);
+  return [column, sql_text](const std::string& dir, const std::string&) {
+    WriteText(dir + "/edit.sql", "UPDATE runs SET " + column + " = '" + sql_text + "';\n");
+    const std::string cmd = "cd '" + dir + "' && sqlite3 run.db < edit.sql";
+    if (std::system(cmd.c_str()) != 0) {
+      throw std::runtime_error("sqlite3 could not store the " + column);
+    }
+  };
+}
+
+}  // namespace
+
 // --- stored: a database whose stored RunConfig is hostile (replay, show) -------------------
 void Corpus::Stored() {
   if (!env_.have_sqlite3) return;
@@ -168,19 +187,7 @@ void Corpus::Stored() {
   stored.push_back({"not-object", "[1, 2]"});
   for (const Input& edit : stored) {
     const std::string& name = edit.name;
-    const std::string& text = edit.content;
-    std::string sql_text;  // SQL string literal
-    for (char ch : text) sql_text += ch == '\'' ? std::string("''") : std::string(1, ch);
-    const auto setup = Copy({Fx("run.db")}, {"run.db"},
-                            [sql_text](const std::string& dir, const std::string&) {
-                              WriteText(dir + "/edit.sql",
-                                        "UPDATE runs SET config_json = '" + sql_text + "';\n");
-                              const std::string cmd = "cd '" + dir +
-                                                      "' && sqlite3 run.db < edit.sql";
-                              if (std::system(cmd.c_str()) != 0) {
-                                throw std::runtime_error("sqlite3 could not store the config");
-                              }
-                            });
+    const auto setup = Copy({Fx("run.db")}, {"run.db"}, StoredEdit("config_json", edit.content));
     for (const char* cmd : {"replay", "show"}) {
       Case c;
       c.id = std::string("stored.") + cmd + "." + name;
@@ -208,18 +215,7 @@ void Corpus::Stored() {
       {"array", "[1, 2]"},  // (text that is not JSON at all the schema's CHECK refuses)
   };
   for (const Input& edit : metrics) {
-    std::string sql_text;
-    for (char ch : edit.content) sql_text += ch == '\'' ? std::string("''") : std::string(1, ch);
-    const auto setup = Copy({Fx("run.db")}, {"run.db"},
-                            [sql_text](const std::string& dir, const std::string&) {
-                              WriteText(dir + "/edit.sql",
-                                        "UPDATE runs SET metrics_json = '" + sql_text + "';\n");
-                              const std::string cmd = "cd '" + dir +
-                                                      "' && sqlite3 run.db < edit.sql";
-                              if (std::system(cmd.c_str()) != 0) {
-                                throw std::runtime_error("sqlite3 could not store the metrics");
-                              }
-                            });
+    const auto setup = Copy({Fx("run.db")}, {"run.db"}, StoredEdit("metrics_json", edit.content));
     for (const char* cmd : {"show", "history"}) {
       Case c;
       c.id = std::string("stored.metrics.") + cmd + "." + edit.name;

@@ -909,31 +909,29 @@ TEST_F(AgentLimitsTest, AConnectionFloodOfOneHostIsRateLimited) {
 }
 
 TEST_F(AgentLimitsTest, OutOfRangeLimitsAreRefused) {
-  for (const auto& [total, per, what] :
-       std::vector<std::tuple<int, int, std::string>>{
-           {0, 1, "max_handshakes 0 out of range: expected 1..1024"},
-           {kMaxHandshakesLimit + 1, 1, "max_handshakes 1025 out of range"},
-           {8, 0, "max_handshakes_per_address 0 out of range"},
-           {8, 9, "max_handshakes_per_address 9 out of range: expected 1..max_handshakes (8)"}}) {
+  struct Limits {
+    int total = 64, per = 8, conn_rate = 20, req_rate = 1'000;
+    std::string what;
+  };
+  for (const Limits& l : std::vector<Limits>{
+           {.total = 0, .per = 1, .what = "max_handshakes 0 out of range: expected 1..1024"},
+           {.total = kMaxHandshakesLimit + 1, .per = 1, .what = "max_handshakes 1025 out of range"},
+           {.total = 8, .per = 0, .what = "max_handshakes_per_address 0 out of range"},
+           {.total = 8, .per = 9,
+            .what = "max_handshakes_per_address 9 out of range: expected 1..max_handshakes (8)"},
+           {.conn_rate = 0, .what = "max_connections_per_second 0 out of range: expected 1..10000"},
+           {.req_rate = 0, .what = "max_requests_per_second 0 out of range: expected 1..1000000"},
+           {.req_rate = kMaxRequestRateLimit + 1,
+            .what = "max_requests_per_second 1000001 out of range"}}) {
     AgentOptions o;
     o.tls = pki_.Files("board-a");
-    o.max_handshakes = total;
-    o.max_handshakes_per_address = per;
+    o.max_handshakes = l.total;
+    o.max_handshakes_per_address = l.per;
+    o.max_connections_per_second = l.conn_rate;
+    o.max_requests_per_second = l.req_rate;
     Result<std::unique_ptr<Agent>> a = Agent::Listen(board_, o);
-    ASSERT_FALSE(a.ok()) << what;
-    EXPECT_NE(a.status().message().find(what), std::string::npos) << a.status().ToString();
-  }
-  for (const auto& [conn_rate, req_rate, what] : std::vector<std::tuple<int, int, std::string>>{
-           {0, 1, "max_connections_per_second 0 out of range: expected 1..10000"},
-           {1, 0, "max_requests_per_second 0 out of range: expected 1..1000000"},
-           {1, kMaxRequestRateLimit + 1, "max_requests_per_second 1000001 out of range"}}) {
-    AgentOptions o;
-    o.tls = pki_.Files("board-a");
-    o.max_connections_per_second = conn_rate;
-    o.max_requests_per_second = req_rate;
-    Result<std::unique_ptr<Agent>> a = Agent::Listen(board_, o);
-    ASSERT_FALSE(a.ok()) << what;
-    EXPECT_NE(a.status().message().find(what), std::string::npos) << a.status().ToString();
+    ASSERT_FALSE(a.ok()) << l.what;
+    EXPECT_NE(a.status().message().find(l.what), std::string::npos) << a.status().ToString();
   }
 }
 
