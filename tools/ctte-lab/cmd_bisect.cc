@@ -93,8 +93,11 @@ void AddCommon(CLI::App& sub, TriageFlags& f, const char* repeats_help) {
   sub.add_flag("--json", f.json, "print JSON");
 }
 
-const Registrar kBisect{Command{
-    "bisect", "Which factor of a red run matters: paired exact tests, Holm-corrected", 64,
+}  // namespace
+
+Command BisectCommand() {
+  return Command{
+    "bisect", "Which factor of a red run matters: paired exact tests, Holm-corrected",
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<TriageFlags>();
       f->o.repeats = f->o.bisect.repeats;
@@ -114,15 +117,16 @@ const Registrar kBisect{Command{
       sub.add_option("--out-dir", f->o.out_dir,
                      "where the minimal configuration is written (default out/triage)");
       return [f] { return RunBisect(*f); };
-    }}};
-
-const Registrar kTriage{Command{
-    "triage", "Design, board-specific or flaky: a red run on its board and on another", 65,
+    }};
+}
+Command TriageCommand() {
+  return Command{
+    "triage", "Design, board-specific or flaky: a red run on its board and on another",
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<TriageFlags>();
       AddCommon(sub, *f, "runs per board with fresh model seeds, 1..1000 (default 5)");
       return [f] { return RunTriage(*f); };
-    }}};
+    }};
+}
 
-}  // namespace
 }  // namespace ctte::cli

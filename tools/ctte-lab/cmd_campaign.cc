@@ -198,10 +198,12 @@ int RunPlan(const CampaignFlags& f) {
   return kExitOk;
 }
 
-const Registrar kCampaignRegistrar({
+}  // namespace
+
+Command CampaignCommand() {
+  return Command{
     "campaign",
     "Check, draw and plan campaign specs (docs/campaign-spec.md)",
-    20,
     [](CLI::App& sub) -> std::function<int()> {
       auto flags = std::make_shared<CampaignFlags>();
       sub.require_subcommand(1);
@@ -241,7 +243,7 @@ const Registrar kCampaignRegistrar({
         return static_cast<int>(kExitUsage);
       };
     },
-});
+};
+}
 
-}  // namespace
 }  // namespace ctte::cli

@@ -137,15 +137,18 @@ int RunCapture(const CaptureFlags& f) {
   return cap.ring_wrapped ? kExitInvalid : kExitOk;
 }
 
-const Registrar kCaptureRegistrar{Command{
-    "capture", "Capture one trace on a simulated board (child process) and write the bytes", 50,
+}  // namespace
+
+Command CaptureCommand() {
+  return Command{
+    "capture", "Capture one trace on a simulated board (child process) and write the bytes",
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<CaptureFlags>();
       AddPlanOptions(sub, *f, /*required=*/true);
       sub.add_option("--out", f->out, "write the captured bytes here")->required();
       sub.add_option("--expected-pcs", f->expected_pcs, "write the reference PC sequence here");
       return [f] { return RunCapture(*f); };
-    }}};
+    }};
+}
 
-}  // namespace
 }  // namespace ctte::cli

@@ -113,11 +113,13 @@ int RunMerge(const DbFlags& f) {
   return kExitOk;
 }
 
-const Registrar kDbRegistrar({
+}  // namespace
+
+Command DbCommand() {
+  return Command{
     "db",
     "Database tools: `db merge OUT IN...` merges shard or lab databases (docs/ci.md); `db gc` "
     "removes artifacts no run refers to",
-    75,
     [](CLI::App& sub) -> std::function<int()> {
       auto flags = std::make_shared<DbFlags>();
       sub.require_subcommand(1);
@@ -146,7 +148,7 @@ const Registrar kDbRegistrar({
         return static_cast<int>(kExitUsage);
       };
     },
-});
+};
+}
 
-}  // namespace
 }  // namespace ctte::cli

@@ -207,11 +207,14 @@ int RunDecode(const DecodeArgs& a) {
   return rec.decode_errors() > 0 || !choice->mismatch.empty() ? kExitRed : kExitOk;
 }
 
-const Registrar kDecode(Command{
+}  // namespace
+
+Command DecodeCommand() {
+  return Command{
     "decode",
     "Decode an N-Trace capture against its ELF (exit 0 clean, 1 decode errors found, 2 "
     "usage or input error)",
-    41, [](CLI::App& sub) -> std::function<int()> {
+    [](CLI::App& sub) -> std::function<int()> {
       auto a = std::make_shared<DecodeArgs>();
       sub.add_option("trace", a->trace, "N-Trace byte stream (capture)")->required();
       sub.add_option("--elf", a->elf, "program image the trace was taken from")->required();
@@ -240,7 +243,7 @@ const Registrar kDecode(Command{
           "failed write). With --pcs -, a reader that closes the pipe early (| head) ends the "
           "decode quietly with exit 0.");
       return [a] { return RunDecode(*a); };
-    }});
+    }};
+}
 
-}  // namespace
 }  // namespace ctte::cli

@@ -88,8 +88,11 @@ int RunEncode(const EncodeArgs& a) {
   return kExitOk;
 }
 
-const Registrar kEncode(Command{
-    "encode", "Run an ELF on the ISS and encode it with the reference N-Trace encoder", 40,
+}  // namespace
+
+Command EncodeCommand() {
+  return Command{
+    "encode", "Run an ELF on the ISS and encode it with the reference N-Trace encoder",
     [](CLI::App& sub) -> std::function<int()> {
       auto a = std::make_shared<EncodeArgs>();
       sub.add_option("elf", a->elf, "RV64 ELF to run")->required();
@@ -110,7 +113,7 @@ const Registrar kEncode(Command{
           ->check(CLI::Range(1, 22));
       sub.footer("Exit status: 0 written, 2 usage or input error.");
       return [a] { return RunEncode(*a); };
-    }});
+    }};
+}
 
-}  // namespace
 }  // namespace ctte::cli

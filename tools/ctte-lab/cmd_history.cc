@@ -266,10 +266,12 @@ int RunHistory(const HistoryFlags& f) {
   return kExitOk;
 }
 
-const Registrar kHistoryRegistrar({
+}  // namespace
+
+Command HistoryCommand() {
+  return Command{
     "history",
     "Campaigns, outcomes per verdict, fail rate per factor value and red runs from the database",
-    60,
     [](CLI::App& sub) -> std::function<int()> {
       auto flags = std::make_shared<HistoryFlags>();
       sub.add_option("--db", flags->db_path, "database file (default out/ctte.db)");
@@ -285,7 +287,7 @@ const Registrar kHistoryRegistrar({
                    "campaigns of --campaign NAME across seeds, counts per verdict");
       return [flags]() { return RunHistory(*flags); };
     },
-});
+};
+}
 
-}  // namespace
 }  // namespace ctte::cli

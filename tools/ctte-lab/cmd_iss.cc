@@ -126,8 +126,11 @@ int RunIss(const IssFlags& f) {
   return kExitOk;
 }
 
-const Registrar kIssRegistrar{Command{
-    "iss", "Run an ELF on the reference core model (RV64IMAC or RV32IMAC ISS) and summarise it", 40,
+}  // namespace
+
+Command IssCommand() {
+  return Command{
+    "iss", "Run an ELF on the reference core model (RV64IMAC or RV32IMAC ISS) and summarise it",
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<IssFlags>();
       sub.add_option("elf", f->elf, "RV64 (ELFCLASS64) or RV32 (ELFCLASS32) ELF to run")->required();
@@ -148,7 +151,7 @@ const Registrar kIssRegistrar{Command{
                      "it; a reader that closes the pipe early ends the run quietly, exit 0)");
       sub.add_flag("--json", f->json, "print the summary as JSON");
       return [f] { return RunIss(*f); };
-    }}};
+    }};
+}
 
-}  // namespace
 }  // namespace ctte::cli

@@ -32,8 +32,11 @@ int Report(const char* what, const Status& s) {
   return kExitOk;
 }
 
-const Registrar kLabRegistrar{Command{
-    "lab", "Lab certificates (`lab init-ca DIR`, `lab issue NAME --role R --ca DIR`, `lab revoke NAME --ca DIR`) and USB (`lab usb`, `lab power-cycle BOARD`)", 42,
+}  // namespace
+
+Command LabCommand() {
+  return Command{
+    "lab", "Lab certificates (`lab init-ca DIR`, `lab issue NAME --role R --ca DIR`, `lab revoke NAME --ca DIR`) and USB (`lab usb`, `lab power-cycle BOARD`)",
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<LabFlags>();
       sub.require_subcommand(1);
@@ -112,7 +115,7 @@ const Registrar kLabRegistrar{Command{
         }
         return kExitUsage;
       };
-    }}};
+    }};
+}
 
-}  // namespace
 }  // namespace ctte::cli

@@ -74,9 +74,11 @@ int RunReplay(const ReplayFlags& f) {
   return r->identical ? kExitOk : kExitRed;
 }
 
-const Registrar kReplayRegistrar{Command{
+}  // namespace
+
+Command ReplayCommand() {
+  return Command{
     "replay", "Re-execute a stored run and compare its stream bit for bit; re-judge; record it",
-    58,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<ReplayFlags>();
       sub.add_option("run", f->run_id, "run id (runs.id)")->required();
@@ -90,7 +92,7 @@ const Registrar kReplayRegistrar{Command{
                      "<db>.artifacts; \"none\": the build tree only)");
       sub.add_flag("--json", f->json, "print JSON");
       return [f] { return RunReplay(*f); };
-    }}};
+    }};
+}
 
-}  // namespace
 }  // namespace ctte::cli

@@ -92,8 +92,11 @@ int RunReport(ReportFlags f) {
   return code;
 }
 
-const Registrar kReportRegistrar{Command{
-    "report", "Render a campaign's results as HTML (with plots), JUnit XML and CSV", 65,
+}  // namespace
+
+Command ReportCommand() {
+  return Command{
+    "report", "Render a campaign's results as HTML (with plots), JUnit XML and CSV",
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<ReportFlags>();
       sub.add_option("campaign", f->campaign, "campaign: an id (digits), a name (the newest row), or name:NAME")->required();
@@ -106,7 +109,7 @@ const Registrar kReportRegistrar{Command{
                    "else 1 a red draw, else 2 infrastructure (or no draw judged), else 3 an "
                    "invalid draw, else 0; writes only the reports named");
       return [f] { return RunReport(*f); };
-    }}};
+    }};
+}
 
-}  // namespace
 }  // namespace ctte::cli

@@ -105,8 +105,11 @@ int RunRun(const RunFlags& f) {
   return kExitUsage;
 }
 
-const Registrar kRunRegistrar{Command{
-    "run", "Capture, decode and judge one configuration: the eight verdicts", 55,
+}  // namespace
+
+Command RunCommand() {
+  return Command{
+    "run", "Capture, decode and judge one configuration: the eight verdicts",
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<RunFlags>();
       AddPlanOptions(sub, f->plan, /*required=*/false);
@@ -131,7 +134,7 @@ const Registrar kRunRegistrar{Command{
       sub.add_flag("--emulated-fabric", f->emulated_fabric,
                    "zynq: registers served by the fabric emulator (tests)");
       return [f] { return RunRun(*f); };
-    }}};
+    }};
+}
 
-}  // namespace
 }  // namespace ctte::cli

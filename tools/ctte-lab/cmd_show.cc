@@ -225,16 +225,18 @@ int RunShow(const ShowFlags& f) {
   return kExitOk;
 }
 
-const Registrar kShowRegistrar{Command{
+}  // namespace
+
+Command ShowCommand() {
+  return Command{
     "show", "Show one stored run: config, clocks, image, verdicts with evidence, replay command",
-    62,
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<ShowFlags>();
       sub.add_option("run", f->run_id, "run id (runs.id)")->required();
       sub.add_option("--db", f->db_path, "database file (default out/ctte.db)");
       sub.add_flag("--json", f->json, "print JSON");
       return [f] { return RunShow(*f); };
-    }}};
+    }};
+}
 
-}  // namespace
 }  // namespace ctte::cli

@@ -361,8 +361,11 @@ int RunSoakCommand(const SoakFlags& f) {
   return code;
 }
 
-const Registrar kSoakRegistrar{Command{
-    "soak", "Run a campaign on N simulated boards in parallel, store every run, write reports", 10,
+}  // namespace
+
+Command SoakCommand() {
+  return Command{
+    "soak", "Run a campaign on N simulated boards in parallel, store every run, write reports",
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<SoakFlags>();
       sub.add_option("spec", f->spec, "campaign spec (JSON)")->required();
@@ -423,7 +426,7 @@ const Registrar kSoakRegistrar{Command{
         }
         return RunSoakCommand(*f);
       };
-    }}};
+    }};
+}
 
-}  // namespace
 }  // namespace ctte::cli

@@ -45,8 +45,11 @@ int RunGen(const GenFlags& f) {
   return kExitOk;
 }
 
-const Registrar kWorkloadRegistrar{Command{
-    "workload", "Workload tools: `workload gen` writes a seeded random RV64IMAC or RV32IMAC program", 41,
+}  // namespace
+
+Command WorkloadCommand() {
+  return Command{
+    "workload", "Workload tools: `workload gen` writes a seeded random RV64IMAC or RV32IMAC program",
     [](CLI::App& sub) -> std::function<int()> {
       auto f = std::make_shared<GenFlags>();
       sub.require_subcommand(1);
@@ -79,7 +82,7 @@ const Registrar kWorkloadRegistrar{Command{
                       "bound on the estimated dynamic instruction count, 1..10^9")
           ->check(UnsignedIn(1, kMaxInstructionsFlag));
       return [f] { return RunGen(*f); };
-    }}};
+    }};
+}
 
-}  // namespace
 }  // namespace ctte::cli

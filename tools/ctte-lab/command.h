@@ -1,5 +1,5 @@
-// The ctte-lab command table (house style 1): each cmd_*.cc file registers one top-level command
-// with a static Registrar, and main() dispatches. A command parses its flags with CLI11, calls
+// The ctte-lab command table (house style 1): each cmd_*.cc file defines one top-level command's
+// entry (XCommand() below), main.cc lists them in one literal table and dispatches. A command parses its flags with CLI11, calls
 // one library function for its work (e.g. run: runner::RunConfigFromFlags + PrepareRun +
 // ExecuteRun; capture: runner::RunBoardSession; replay: runner::ReplayRun; soak:
 // runner::RunSoak) and prints the result; checks of flag values and output formatting are all
@@ -41,15 +41,27 @@ inline int CampaignExitCode(bool unsound, uint64_t green, uint64_t red, uint64_t
 struct Command {
   std::string name;
   std::string help;
-  int order;  ///< position in --help
   /// Adds the subcommand's options to `sub`; returns the function to run when it is chosen.
   std::function<std::function<int()>(CLI::App& sub)> setup;
 };
 
-std::vector<Command>& Commands();
-
-struct Registrar {
-  explicit Registrar(Command c) { Commands().push_back(std::move(c)); }
-};
+// Each command's entry, defined in its cmd_*.cc; main.cc lists them, in --help order, in one
+// literal table (no registration at static-initialisation time, no order numbers to collide).
+Command SoakCommand();
+Command CampaignCommand();
+Command RunCommand();
+Command CaptureCommand();
+Command ReplayCommand();
+Command ShowCommand();
+Command HistoryCommand();
+Command ReportCommand();
+Command BisectCommand();
+Command TriageCommand();
+Command DbCommand();
+Command LabCommand();
+Command WorkloadCommand();
+Command IssCommand();
+Command EncodeCommand();
+Command DecodeCommand();
 
 }  // namespace ctte::cli

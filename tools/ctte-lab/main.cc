@@ -1,19 +1,13 @@
-// ctte-lab: the lab's command line. A thin dispatcher over the command table (command.h).
+// ctte-lab: the lab's command line. A thin dispatcher over one literal command table (below;
+// each entry defined in its cmd_*.cc, declared in command.h).
 #include <CLI/CLI.hpp>
 
-#include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <vector>
 
 #include "base/version.h"
 #include "tools/ctte-lab/command.h"
-
-namespace ctte::cli {
-std::vector<Command>& Commands() {
-  static std::vector<Command> commands;
-  return commands;
-}
-}  // namespace ctte::cli
 
 int main(int argc, char** argv) {
   using namespace ctte::cli;
@@ -22,9 +16,13 @@ int main(int argc, char** argv) {
                                         "\npackage ctte-lab " + ctte::PackageVersion());
   app.require_subcommand(1);
   app.fallthrough();
-  auto& cmds = Commands();
-  std::sort(cmds.begin(), cmds.end(),
-            [](const Command& a, const Command& b) { return a.order < b.order; });
+  // The command table, in --help order.
+  const std::vector<Command> cmds = {
+      SoakCommand(),    CampaignCommand(), IssCommand(),     EncodeCommand(),
+      WorkloadCommand(), DecodeCommand(),  LabCommand(),     CaptureCommand(),
+      RunCommand(),     ReplayCommand(),   HistoryCommand(), ShowCommand(),
+      BisectCommand(),  ReportCommand(),   TriageCommand(),  DbCommand(),
+  };
   std::function<int()> chosen;
   std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
   for (const Command& c : cmds) {
