@@ -37,6 +37,12 @@ Result<std::unique_ptr<NetBoard>> NetBoard::Connect(const NetBoardOptions& o) {
     }
     if (X509_STORE_CTX_get_error_depth(sc) == 0) {
       presented = CommonName(cert);
+      if (!LeafHasRoleEku(cert, /*peer_is_client=*/false)) {
+        chain_error = "no serverAuth extended key usage (not a board's certificate; certificate '" +
+                      presented + "')";
+        X509_STORE_CTX_set_error(sc, X509_V_ERR_INVALID_PURPOSE);
+        return false;
+      }
       if (X509_check_host(cert, o.expected_name.data(), o.expected_name.size(), 0, nullptr) != 1) {
         chain_error = "name";
         return false;

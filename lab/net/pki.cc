@@ -122,7 +122,8 @@ Status AddExt(X509* cert, X509* issuer, int nid, const char* value) {
 // A v3 certificate for `cn` with `key`'s public key, issued by issuer (nullptr: self-signed),
 // signed with issuer_key. `role` is the leaf's extended key usage (ignored for the CA).
 Result<CertPtr> MakeCert(const std::string& cn, EVP_PKEY* key, X509* issuer, EVP_PKEY* issuer_key,
-                         bool ca, Role role, long not_before_s, long not_after_s) {
+                         bool ca, Role role, long not_before_s, long not_after_s,
+                         const std::string& eku_override = "") {
   CertPtr cert(X509_new());
   if (!cert) return Status::Internal(OpenSslError("X509_new"));
   unsigned char serial[16];
@@ -155,8 +156,10 @@ Result<CertPtr> MakeCert(const std::string& cn, EVP_PKEY* key, X509* issuer, EVP
   } else {
     CTTE_RETURN_IF_ERROR(AddExt(cert.get(), iss, NID_basic_constraints, "critical,CA:FALSE"));
     CTTE_RETURN_IF_ERROR(AddExt(cert.get(), iss, NID_key_usage, "critical,digitalSignature"));
-    CTTE_RETURN_IF_ERROR(AddExt(cert.get(), iss, NID_ext_key_usage,
-                                role == Role::kRunner ? "clientAuth" : "serverAuth"));
+    const std::string eku = !eku_override.empty() ? eku_override
+                            : role == Role::kRunner ? "clientAuth"
+                                                    : "serverAuth";
+    if (eku != "-") CTTE_RETURN_IF_ERROR(AddExt(cert.get(), iss, NID_ext_key_usage, eku.c_str()));
     CTTE_RETURN_IF_ERROR(AddExt(cert.get(), iss, NID_subject_alt_name, ("DNS:" + cn).c_str()));
   }
   CTTE_RETURN_IF_ERROR(AddExt(cert.get(), iss, NID_subject_key_identifier, "hash"));
@@ -268,7 +271,8 @@ Status IssueCertificate(const std::string& name, const std::string& ca_dir,
   const long shift = static_cast<long>(options.TEST_backdate_days) * kDaySeconds;
   CTTE_ASSIGN_OR_RETURN(CertPtr cert, MakeCert(name, key.get(), ca.cert.get(), ca.key.get(), false,
                                                options.role, -3600 - shift,
-                                               options.days * kDaySeconds - shift));
+                                               options.days * kDaySeconds - shift,
+                                               options.TEST_extended_key_usage));
   return WritePair(out_dir + "/" + name + ".key", key.get(), out_dir + "/" + name + ".crt", cert.get());
 }
 

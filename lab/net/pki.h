@@ -38,6 +38,9 @@ struct IssueOptions {
   // Extra fields (for testing)
   /// Moves the validity window this many days into the past (an expired certificate).
   int TEST_backdate_days = 0;
+  /// Set: the extended key usage written instead of the role's (OpenSSL's text, e.g.
+  /// "emailProtection"); "-": none at all. A lab CA never issues these; the hostile suite does.
+  std::string TEST_extended_key_usage{};
 };
 
 /// Creates DIR (if missing) with ca.key (0600), ca.crt (a self-signed CA "CTTE Lab CA") and

@@ -59,6 +59,16 @@ Status LoadCrl(SSL_CTX* ctx, const std::string& path) {
   return Status::Ok();
 }
 
+int VerifyRoleEku(int ok, X509_STORE_CTX* sc, bool peer_is_client) {
+  if (ok != 1) return ok;
+  if (X509_STORE_CTX_get_error_depth(sc) == 0 &&
+      !LeafHasRoleEku(X509_STORE_CTX_get_current_cert(sc), peer_is_client)) {
+    X509_STORE_CTX_set_error(sc, X509_V_ERR_INVALID_PURPOSE);
+    return 0;
+  }
+  return 1;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<asio::ssl::context>> MakeTlsContext(const TlsFiles& files, bool server) {
@@ -97,7 +107,18 @@ Result<std::unique_ptr<asio::ssl::context>> MakeTlsContext(const TlsFiles& files
     return Status::Internal("TLS: cannot set the peer certificate purpose");
   }
   ctx->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
+  // The leaf must name its role's extended key usage (a certificate without the extension would
+  // pass OpenSSL's purpose check as runner and board alike). NetBoard replaces this callback
+  // with its own, which checks the same (lab/net/net_board.cc).
+  SSL_CTX_set_verify(ctx->native_handle(), SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
+                     server ? +[](int ok, X509_STORE_CTX* sc) { return VerifyRoleEku(ok, sc, true); }
+                            : +[](int ok, X509_STORE_CTX* sc) { return VerifyRoleEku(ok, sc, false); });
   return ctx;
+}
+
+bool LeafHasRoleEku(X509* cert, bool peer_is_client) {
+  if (cert == nullptr || (X509_get_extension_flags(cert) & EXFLAG_XKUSAGE) == 0) return false;
+  return (X509_get_extended_key_usage(cert) & (peer_is_client ? XKU_SSL_CLIENT : XKU_SSL_SERVER)) != 0;
 }
 
 std::string CommonName(X509* cert) {

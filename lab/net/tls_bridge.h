@@ -36,6 +36,11 @@ std::string VerifyReason(TlsStream& tls);
 
 /// "CN" of a certificate, "" when none.
 std::string CommonName(X509* cert);
+/// True when the peer's leaf certificate names the extended key usage its role needs:
+/// clientAuth for a runner (`peer_is_client`, checked by an agent), serverAuth for a board.
+/// OpenSSL's purpose check lets a certificate without the extension pass as either; a lab
+/// certificate always has it (lab issue), so one without it is refused.
+bool LeafHasRoleEku(X509* cert, bool peer_is_client);
 
 /// Bytes a bridge moved (protocol bytes, before TLS), readable from any thread.
 struct BridgeCounters {

@@ -194,6 +194,14 @@ const Case kCases[] = {
        return f;
      },
      {}, "", {}, {}, {}, "certificate: unsuitable certificate purpose"},
+    // Named "runner" (on the allowlist) but with the wrong extended key usage, or none: OpenSSL's
+    // purpose check alone would let the one without the extension through.
+    {"RunnerNameWrongEku", Kind::kTls,
+     [](const Pki& p) { return IssuedFiles("runner", p.ca(), p.dir() + "/eku-email"); }, {}, "",
+     {}, {}, {}, "certificate: unsuitable certificate purpose"},
+    {"RunnerNameNoEku", Kind::kTls,
+     [](const Pki& p) { return IssuedFiles("runner", p.ca(), p.dir() + "/eku-none"); }, {}, "", {},
+     {}, {}, "certificate: unsuitable certificate purpose"},
     {"Renegotiation", Kind::kRenegotiate, [](const Pki& p) { return p.Files("runner"); }, {}, "",
      {}, {}, {}, "ended: peer: sslv3 alert handshake failure; bytes from client 0"},
     {"RunnerNotOnAllowlist", Kind::kTls, [](const Pki& p) { return p.Files("runner-b"); }, {}, "",
@@ -477,6 +485,13 @@ class HostilePeerTest : public ::testing::TestWithParam<Case> {
     // (An external lab may hold them from an earlier pass of the table.)
     if (!std::filesystem::exists(certs + "/runner-b.crt")) {
       ASSERT_TRUE(IssueCertificate("runner-b", pki_->ca(), certs, IssueOptions{}).ok());
+    }
+    for (const auto& [dir, eku] : {std::pair<std::string, std::string>{"/eku-email", "emailProtection"},
+                                   {"/eku-none", "-"}}) {
+      if (std::filesystem::exists(pki_->dir() + dir + "/runner.crt")) continue;
+      ASSERT_TRUE(IssueCertificate("runner", pki_->ca(), pki_->dir() + dir,
+                                   IssueOptions{.TEST_extended_key_usage = eku})
+                      .ok());
     }
     if (!std::filesystem::exists(certs + "/expired.crt")) {
       ASSERT_TRUE(IssueCertificate("expired", pki_->ca(), certs,
@@ -969,6 +984,18 @@ TEST(RunnerSideTest, RefusesAnAgentWithARunnerCertificateOrARevokedOne) {
     Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(o);
     ASSERT_FALSE(b.ok());
     EXPECT_NE(b.status().message().find("unsuitable certificate purpose"), std::string::npos)
+        << b.status().ToString();
+  }
+  {
+    // An agent whose certificate has no extended key usage at all (OpenSSL's purpose check
+    // alone would take it as a board's): refused by the runner's role check.
+    ASSERT_TRUE(IssueCertificate("board-n", pki.ca(), pki.dir() + "/certs",
+                                 IssueOptions{.role = Role::kBoard, .TEST_extended_key_usage = "-"})
+                    .ok());
+    RunningAgent agent(board, pki.Files("board-n"));
+    Result<std::unique_ptr<NetBoard>> b = NetBoard::Connect(ClientOptions(pki, agent.port(), "board-n"));
+    ASSERT_FALSE(b.ok());
+    EXPECT_NE(b.status().message().find("no serverAuth extended key usage"), std::string::npos)
         << b.status().ToString();
   }
   {
