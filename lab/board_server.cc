@@ -17,6 +17,7 @@
 #include "base/sha256.h"
 #include "base/text.h"
 #include "lab/protocol.h"
+#include "lab/request_throttle.h"
 #include "lab/wire.h"
 
 namespace ctte::lab {
@@ -353,51 +354,6 @@ class Heartbeats {
   std::thread thread_;
 };
 
-// ServerOptions::max_requests_per_second: a token bucket of one second's worth, refilled
-// continuously; Take() sleeps until a token is there. Throttled requests are logged once a
-// second with their count.
-class RequestThrottle {
- public:
-  explicit RequestThrottle(const ServerOptions& o)
-      : options_(o), rate_(o.max_requests_per_second), tokens_(rate_),
-        last_(std::chrono::steady_clock::now()) {}
-  void Take() {
-    if (rate_ <= 0) return;
-    using Clock = std::chrono::steady_clock;
-    auto refill = [this] {
-      const Clock::time_point now = Clock::now();
-      tokens_ = std::min<double>(rate_, tokens_ + rate_ * std::chrono::duration<double>(now - last_).count());
-      last_ = now;
-    };
-    refill();
-    if (tokens_ < 1) {
-      ++throttled_;
-      std::this_thread::sleep_for(std::chrono::duration<double>((1 - tokens_) / rate_));
-      refill();
-      const Clock::time_point now = Clock::now();
-      if (now - logged_ >= std::chrono::seconds(1)) {
-        const std::string line = "requests over " + std::to_string(rate_) +
-                                 " a second (--max-request-rate): " + std::to_string(throttled_) +
-                                 " throttled so far in this session";
-        if (options_.on_throttle) {
-          options_.on_throttle(line);
-        } else {
-          Log(options_, line);
-        }
-        logged_ = now;
-      }
-    }
-    tokens_ = std::max(0.0, tokens_ - 1);
-  }
-
- private:
-  const ServerOptions& options_;
-  const int rate_;
-  double tokens_;
-  std::chrono::steady_clock::time_point last_, logged_{};
-  uint64_t throttled_ = 0;
-};
-
 }  // namespace
 
 Status ServeBoard(Board& board, int in_fd, int out_fd, const ServerOptions& options,
@@ -422,7 +378,13 @@ Status ServeBoard(Board& board, int in_fd, int out_fd, const ServerOptions& opti
           (name == "deploy" ? " (--max-image-bytes)" : name == "put" ? " (--max-put-bytes)" : ""));
     };
   }
-  RequestThrottle throttle(options);
+  RequestThrottle throttle(options.max_requests_per_second, [&options](const std::string& line) {
+    if (options.on_throttle) {
+      options.on_throttle(line);
+    } else {
+      Log(options, line);
+    }
+  });
   for (;;) {
     Result<Frame> req = reader.Read(-1, check);
     if (!req.ok()) {
