@@ -57,10 +57,10 @@ void BM_SmokeSoak(benchmark::State& state) {
     for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(db_path + s);
     runner::SoakOptions o;
     o.spec_path = kSpec;
-    o.boards = boards;
+    o.boards.count = boards;
     o.db_path = db_path;
     o.execute = Exec();
-    o.board.board_path = CTTE_BINARY_DIR "/bin/ctte-board";
+    o.boards.child.board_path = CTTE_BINARY_DIR "/bin/ctte-board";
     const auto t0 = std::chrono::steady_clock::now();
     auto s = runner::RunSoak(o, nullptr);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -122,6 +122,7 @@ std::optional<StoredControl> StoredControlOf(const RunRow& row) {
     r.passed = passed != result->end() && passed->is_boolean() && passed->get<bool>();
     r.observed_red = StringsAt(*result, "observed_red");
     r.reason = StringAt(*result, "reason");
+    r.board = StringAt(*result, "board");
   }
   return r;
 }

@@ -162,6 +162,7 @@ struct StoredControl {
   uint32_t round = 0;
   std::string shard;                    ///< "I/N", or "" unsharded
   std::vector<std::string> expect_red;  ///< empty: the clean control
+  std::string board;                    ///< the board that ran it ("" before boards were named)
   bool has_result = false;              ///< metrics_json holds a control result
   bool passed = false;
   std::vector<std::string> observed_red;

@@ -21,6 +21,7 @@ std::optional<ControlRow> ControlRowOf(const db::RunRow& row) {
   r.image = c->image;
   r.round = c->round;
   r.shard = c->shard;
+  r.board = c->board;
   r.expect_red = c->expect_red;
   r.status = row.run.status;
   r.passed = c->passed;
@@ -54,19 +55,23 @@ std::string FormatControlTable(const std::vector<ControlRow>& controls) {
   std::string out;
   char line[1024];
   int round_width = 5;  // wider when a shard is named
+  int board_width = 7;
   for (const ControlRow& c : controls) {
     round_width = std::max(round_width,
                            static_cast<int>(ControlRoundLabel(c.round, c.shard).size()));
+    board_width = std::max(board_width, static_cast<int>(c.board.size()));
   }
-  std::snprintf(line, sizeof line, "%-18s %-24s %-*s %-30s %-6s %s\n", "control", "image",
-                round_width, "round", "expected red", "result", "observed red (run)");
+  std::snprintf(line, sizeof line, "%-18s %-24s %-*s %-*s %-30s %-6s %s\n", "control", "image",
+                round_width, "round", board_width, "board", "expected red", "result",
+                "observed red (run)");
   out += line;
   size_t passed = 0;
   for (const ControlRow& c : controls) {
     passed += c.passed ? 1 : 0;
-    std::snprintf(line, sizeof line, "%-18s %-24s %-*s %-30s %-6s %s (run %lld)%s%s\n",
+    std::snprintf(line, sizeof line, "%-18s %-24s %-*s %-*s %-30s %-6s %s (run %lld)%s%s\n",
                   c.name.c_str(), c.image.c_str(), round_width,
-                  ControlRoundLabel(c.round, c.shard).c_str(), JoinVerdicts(c.expect_red).c_str(),
+                  ControlRoundLabel(c.round, c.shard).c_str(), board_width,
+                  c.board.empty() ? "-" : c.board.c_str(), JoinVerdicts(c.expect_red).c_str(),
                   c.passed ? "pass" : "FAIL", JoinVerdicts(c.observed_red).c_str(),
                   static_cast<long long>(c.run_id), c.passed ? "" : ": ", c.reason.c_str());
     out += line;

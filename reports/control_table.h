@@ -19,6 +19,7 @@ struct ControlRow {
   std::string image;
   uint32_t round = 0;
   std::string shard;                      ///< "I/N" of the shard that ran it; "" unsharded
+  std::string board;                      ///< the board that ran it ("" unnamed)
   std::vector<std::string> expect_red;    ///< empty: a clean control (must be green)
   std::vector<std::string> observed_red;
   db::RunStatus status = db::RunStatus::kPlanned;

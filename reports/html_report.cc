@@ -278,12 +278,12 @@ std::string ControlTable(const ReportModel& m) {
                                           "control failed, the draws below measure nothing"
                                         : ": every gate shown to fail") +
                   "</h2><table id=\"controls-table\"><thead><tr><th>control</th><th>image</th>"
-                  "<th>round</th><th>expected red</th><th>observed red</th><th>result</th>"
+                  "<th>round</th><th>board</th><th>expected red</th><th>observed red</th><th>result</th>"
                   "<th>run</th></tr></thead><tbody>\n";
   for (const ControlRow& c : m.controls) {
     h += "<tr class=\"s-" + std::string(c.passed ? "green" : "red") + "\"><td>" + E(c.name) +
          "</td><td>" + E(c.image) + "</td><td>" + E(ControlRoundLabel(c.round, c.shard)) + "</td><td>" +
-         E(JoinVerdicts(c.expect_red)) + "</td><td>" + E(JoinVerdicts(c.observed_red)) +
+         E(c.board.empty() ? "-" : c.board) + "</td><td>" + E(JoinVerdicts(c.expect_red)) + "</td><td>" + E(JoinVerdicts(c.observed_red)) +
          "</td><td>" + (c.passed ? "pass" : "FAIL: " + E(c.reason)) + "</td><td>" +
          std::to_string(c.run_id) + "</td></tr>\n";
   }

@@ -46,8 +46,9 @@ std::string RenderJUnit(const ReportModel& model) {
     for (const ControlRow& c : model.controls) {
       x += "    <testcase" + Attr("classname", model.campaign.name + ".controls") +
            Attr("name", "control " + c.name + " round " + ControlRoundLabel(c.round, c.shard) + " on " +
-                            c.image);
+                            c.image + (c.board.empty() ? "" : " (board " + c.board + ")"));
       const std::string out = "run id " + std::to_string(c.run_id) +
+                              (c.board.empty() ? "" : "\nboard: " + c.board) +
                               "\nexpected red: " + JoinVerdicts(c.expect_red) +
                               "\nobserved red: " + JoinVerdicts(c.observed_red) + "\n";
       x += ">\n";

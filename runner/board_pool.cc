@@ -1,4 +1,4 @@
-// RunBatch (see board_pool.h): worker threads over the soak's Scheduler and SoakBoards.
+// RunBatch (see board_pool.h): BoardWorker threads over the soak's Scheduler.
 #include "runner/board_pool.h"
 
 #include <memory>
@@ -6,6 +6,8 @@
 #include <thread>
 
 #include "runner/scheduler.h"
+#include "base/text.h"
+#include "runner/board_worker.h"
 #include "runner/soak_boards.h"
 
 namespace ctte::runner {
@@ -22,70 +24,32 @@ LegRun LegRunOf(const RunOutcome& out) {
   return r;
 }
 
-namespace {
-
-struct Worker {
-  unsigned slot = 0;
-  const BoardPoolOptions* o = nullptr;
-  std::unique_ptr<lab::RemoteBoard> remote;
-  std::unique_ptr<SoakBoard> board;
-
-  Status Spawn() {
-    lab::RemoteBoardOptions bo = o->board;
-    if (slot < o->slot_args.size()) {
-      for (const std::string& a : o->slot_args[slot]) bo.args.push_back(a);
-    }
-    auto r = lab::RemoteBoard::Spawn(bo);
-    if (!r.ok()) return r.status();
-    remote = std::move(*r);
-    board = std::make_unique<SoakBoard>(remote.get());
-    return Status::Ok();
-  }
-
-  RunOutcome Execute(const RunConfig& config) {
-    Result<PreparedRun> prepared = PrepareRun(config, o->execute);
-    if (!prepared.ok()) return PrepareFailedOutcome(config, prepared.status());
-    if (!board) {
-      if (Status st = Spawn(); !st.ok()) {
-        RunOutcome out = PrepareFailedOutcome(config, st);
-        out.cause = InfraCause::kBoardDied;
-        return out;
-      }
-    }
-    board->BeginRecord();
-    return ExecuteRun(*prepared, *board, nullptr, o->execute);
-  }
-};
-
-bool LostBoard(InfraCause c) { return c == InfraCause::kBoardDied || c == InfraCause::kBoardTimeout; }
-
-}  // namespace
-
 std::vector<LegRun> RunBatch(const BoardPoolOptions& o, const std::vector<RunConfig>& configs) {
   std::vector<LegRun> out(configs.size());
   if (configs.empty()) return out;
-  const unsigned n = std::max(1u, std::min<unsigned>(o.boards, static_cast<unsigned>(configs.size())));
+  const unsigned n =
+      std::max(1u, std::min<unsigned>(o.boards.size(), static_cast<unsigned>(configs.size())));
   Scheduler scheduler([&configs](uint64_t i) { return configs[i].image; },
                       [](uint64_t) { return false; }, {}, n);
   scheduler.SetLimit(configs.size());
   std::vector<std::thread> threads;
   for (unsigned slot = 0; slot < n; ++slot) {
     threads.emplace_back([&, slot] {
-      Worker w;
-      w.slot = slot;
-      w.o = &o;
-      (void)w.Spawn();  // a failed spawn is retried per run (and then stored as infra)
-      while (auto i = scheduler.Next(slot, w.board ? w.board->loaded_image() : "")) {
-        RunOutcome res = w.Execute(configs[*i]);
-        if (res.status == RunStatus::kInfra && LostBoard(res.cause)) {
-          w.board.reset();
-          w.remote.reset();
-          if (w.Spawn().ok()) res = w.Execute(configs[*i]);  // once, on a fresh board
-        }
+      BoardWorker w(o.boards, slot, nullptr, o.execute.ring_bytes);
+      (void)w.Open();  // a failed open is tried again per run (and then a leg run is infra)
+      while (auto i = scheduler.Next(slot, w.is_open() ? w.board().loaded_image() : "")) {
+        const RunConfig& config = configs[*i];
+        RunOutcome res = w.Run(
+            [&](SoakBoard& board) -> RunOutcome {
+              Result<PreparedRun> prepared = PrepareRun(config, o.execute);
+              if (!prepared.ok()) return PrepareFailedOutcome(config, prepared.status());
+              return ExecuteRun(*prepared, board, nullptr, o.execute);
+            },
+            nullptr, NowIsoUtc());
         out[*i] = LegRunOf(res);
         scheduler.Finish(*i, slot, std::nullopt);
       }
-      if (w.remote) (void)w.remote->Shutdown();
+      w.Close();
       scheduler.WorkerExits(slot);
     });
   }

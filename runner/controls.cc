@@ -1,10 +1,10 @@
 // Controls: drawing, running, judging and storing a campaign's control runs (runner/controls.h).
 //
 // How: a control's config is Draw() on a derived spec (the control's image, its fixed axes, its
-// own seed), re-indexed into the control namespace and marked. RunControls spreads the missing
-// controls of a round over up to `boards` board children (one thread each, an atomic cursor),
-// retries an infra outcome once on a respawned board, and stores each run with RecordRun, its
-// control result added to metrics_json under "control".
+// own seed), re-indexed into the control namespace and marked. RunControls places a round's
+// controls on the boards of its source (ControlPlacement), runs each board's missing ones on a
+// BoardWorker of that board (one thread each; the worker's one retry rule), and stores each run
+// with RecordRun, its control result (and board) added to metrics_json under "control".
 #include "runner/controls.h"
 
 #include <nlohmann/json.hpp>
@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -23,6 +24,7 @@
 #include "base/text.h"
 #include "db/database.h"
 #include "runner/draw.h"
+#include "runner/board_worker.h"
 #include "runner/soak_boards.h"
 
 namespace ctte::runner {
@@ -39,8 +41,34 @@ uint64_t ControlIndex(uint32_t round, size_t k, uint32_t slot) {
 
 bool IsControlIndex(uint64_t index) { return index >= kControlIndexBase; }
 
+Result<std::vector<std::vector<size_t>>> ControlPlacement(const CampaignSpec& spec,
+                                                          unsigned boards) {
+  boards = std::max(boards, 1u);
+  const size_t n = spec.controls.size();
+  if (n * boards > kMaxControls) {
+    return Status::InvalidArgument(std::to_string(n) + " controls on " + std::to_string(boards) +
+                                   " boards: at most " + std::to_string(kMaxControls) +
+                                   " control runs a round");
+  }
+  std::vector<std::vector<size_t>> placed(boards);
+  std::vector<size_t> red;
+  for (size_t k = 0; k < n; ++k) {
+    if (spec.controls[k].expect_red.empty()) {
+      for (auto& b : placed) b.push_back(k);  // the clean control: every board
+    } else {
+      red.push_back(k);
+    }
+  }
+  for (size_t i = 0; i < red.size(); ++i) placed[i % boards].push_back(red[i]);
+  for (unsigned b = red.size(); b < boards && !red.empty(); ++b) {
+    placed[b].push_back(red[b % red.size()]);  // a board dealt no red control runs one more
+  }
+  for (auto& b : placed) std::sort(b.begin(), b.end());
+  return placed;
+}
+
 RunConfig DrawControl(const CampaignSpec& spec, size_t k, uint32_t round,
-                      const ShardSpec& shard) {
+                      const ShardSpec& shard, unsigned board) {
   CTTE_CHECK(k < spec.controls.size(), "DrawControl: no such control");
   const ControlSpec& ctl = spec.controls[k];
   CampaignSpec s = spec;
@@ -55,7 +83,7 @@ RunConfig DrawControl(const CampaignSpec& spec, size_t k, uint32_t round,
   }
   RunConfig c = Draw(s, round);
   c.campaign = spec.name;
-  c.index = ControlIndex(round, k, ControlShardSlot(shard));
+  c.index = ControlIndex(round, board * spec.controls.size() + k, ControlShardSlot(shard));
   c.control = ControlMarker{ctl.name, round, shard.count > 1 ? ShardText(shard) : "",
                             ctl.expect_red, ctl.twin};
   return c;
@@ -133,7 +161,8 @@ namespace {
 std::string ControlJson(const ControlResult& r) {
   nlohmann::ordered_json j{{"passed", r.passed},
                            {"observed_red", r.observed_red},
-                           {"reason", r.reason}};
+                           {"reason", r.reason},
+                           {"board", r.board}};
   return j.dump();
 }
 
@@ -146,6 +175,7 @@ std::optional<ControlResult> StoredResult(const db::RunRow& row) {
   r.image = c->image;
   r.round = c->round;
   r.shard = c->shard;
+  r.board = c->board;
   r.expect_red = c->expect_red;
   r.run_id = row.id;
   r.status = FromDbStatus(row.run.status).value_or(RunStatus::kInfra);  // planned: not run
@@ -159,64 +189,45 @@ struct ControlShared {
   const CampaignSpec* spec = nullptr;
   const ControlRunOptions* options = nullptr;
   uint32_t round = 0;
-  std::vector<size_t> todo;
-  std::atomic<size_t> next{0};
+  std::vector<std::vector<size_t>> todo;  // per board: the controls still to run
   std::mutex mu;
-  std::map<size_t, ControlResult> results;
+  std::map<size_t, ControlResult> results;  // by k' = board * K + k
   std::string fatal;
+  BoardSet* boards = nullptr;
 };
 
 void ControlWorker(ControlShared* s, unsigned slot) {
   const ControlRunOptions& o = *s->options;
+  const size_t n = s->spec->controls.size();
   const auto fail = [&](const std::string& why) {
     std::lock_guard<std::mutex> lk(s->mu);
-    if (s->fatal.empty()) s->fatal = "controls: board " + std::to_string(slot) + ": " + why;
+    if (s->fatal.empty()) s->fatal = "controls: " + o.boards.Name(slot) + ": " + why;
   };
   auto db = db::Database::Open(o.db_path);
   if (!db.ok()) return fail(db.status().ToString());
-  auto remote = lab::RemoteBoard::Spawn(o.board);
-  if (!remote.ok()) return fail(remote.status().ToString());
-  SoakBoard board(remote->get());
-  const auto register_board = [&]() -> Result<int64_t> {
-    Result<lab::BoardIdentity> id = (*remote)->Identify();
-    if (!id.ok()) return id.status();
-    CTTE_RETURN_IF_ERROR(
-        CheckRingCapacity(*id, o.execute.ring_bytes, "the campaign ($.capture.ring_bytes)"));
-    nlohmann::ordered_json info{{"version", id->version}, {"capabilities", id->capabilities},
-                                {"slot", slot}};
-    return (*db)->UpsertBoard({id->kind, id->serial, info.dump()});
-  };
-  Result<int64_t> board_id = register_board();
-  if (!board_id.ok()) return fail(board_id.status().ToString());
+  Result<BoardWorker*> opened = s->boards->Opened(slot);
+  if (!opened.ok()) return fail(opened.status().ToString());
+  BoardWorker& worker = **opened;
   std::set<std::string> images;
-  for (size_t i = s->next++; i < s->todo.size(); i = s->next++) {
-    const size_t k = s->todo[i];
-    const RunConfig c = DrawControl(*s->spec, k, s->round, s->options->shard);
+  for (const size_t k : s->todo[slot]) {
+    const RunConfig c = DrawControl(*s->spec, k, s->round, s->options->shard, slot);
     const std::string started = NowIsoUtc();
     std::string manifest_text;
-    const auto execute = [&]() -> RunOutcome {
-      Result<PreparedRun> prepared = PrepareRun(c, o.execute);
-      if (!prepared.ok()) return PrepareFailedOutcome(c, prepared.status());
-      Result<std::string> text = ReadFileText(prepared->manifest.manifest_path);
-      manifest_text = text.ok() ? *text : "";
-      board.BeginRecord();
-      return ExecuteControl(&*prepared, board, o.execute);
-    };
-    RunOutcome out = execute();
-    if (out.status == RunStatus::kInfra && IsRetryable(out.cause)) {
-      board.Forget();
-      if (Status st = (*remote)->Respawn(); st.ok()) {
-        if (Result<int64_t> b = register_board(); b.ok()) board_id = b;
-        out = execute();
-      } else {
-        out.status_reason += "; respawn failed: " + st.ToString();
-      }
-    }
+    RunOutcome out = worker.Run(
+        [&](SoakBoard& board) -> RunOutcome {
+          Result<PreparedRun> prepared = PrepareRun(c, o.execute);
+          if (!prepared.ok()) return PrepareFailedOutcome(c, prepared.status());
+          Result<std::string> text = ReadFileText(prepared->manifest.manifest_path);
+          manifest_text = text.ok() ? *text : "";
+          return ExecuteControl(&*prepared, board, o.execute);
+        },
+        nullptr, started);
     ApplyVerdictOverride(o.TEST_verdict_override, &out);
     ControlResult result = JudgeControl(out);
+    result.board = worker.name();
     db::RunRecord rec = StoredRunRecord(out);
     rec.campaign_id = o.campaign_id;
-    rec.board_id = *board_id;
+    rec.board_id = worker.board_id();
     rec.started_at = started;
     nlohmann::ordered_json m = nlohmann::ordered_json::parse(
         rec.metrics_json.empty() ? "{}" : rec.metrics_json, nullptr, false);
@@ -234,18 +245,22 @@ void ControlWorker(ControlShared* s, unsigned slot) {
     if (!id.ok()) return fail("database: control " + result.name + ": " + id.status().ToString());
     result.run_id = *id;
     std::lock_guard<std::mutex> lk(s->mu);
-    s->results[k] = std::move(result);
+    s->results[slot * n + k] = std::move(result);
   }
-  (void)(*remote)->Shutdown();
 }
 
 }  // namespace
 
 Result<std::vector<ControlResult>> RunControls(const CampaignSpec& spec, uint32_t round,
-                                               const ControlRunOptions& options) {
+                                               const ControlRunOptions& options,
+                                               BoardSet* boards) {
   if (spec.controls.size() > kMaxControls) {
     return Status::InvalidArgument("more than 1000 controls");
   }
+  Result<std::vector<std::vector<size_t>>> placed =
+      ControlPlacement(spec, options.boards.size());
+  if (!placed.ok()) return placed.status();
+  const size_t n = spec.controls.size();
   ControlShared s;
   s.spec = &spec;
   s.options = &options;
@@ -263,20 +278,34 @@ Result<std::vector<ControlResult>> RunControls(const CampaignSpec& spec, uint32_
       const uint64_t rel = row.run.index - kControlIndexBase;
       const uint64_t slot_round = rel / kMaxControls;  // this shard's rows of this round only
       if (slot_round != uint64_t{ControlShardSlot(options.shard)} * kMaxControlRounds + round ||
-          rel % kMaxControls >= spec.controls.size()) {
+          n == 0) {
         continue;
       }
       if (std::optional<ControlResult> r = StoredResult(row)) s.results[rel % kMaxControls] = *r;
     }
   }
-  for (size_t k = 0; k < spec.controls.size(); ++k) {
-    if (s.results.count(k) == 0) s.todo.push_back(k);
+  s.todo.resize(placed->size());
+  bool any = false;
+  for (size_t b = 0; b < placed->size(); ++b) {
+    for (const size_t k : (*placed)[b]) {
+      if (s.results.count(b * n + k) == 0) {
+        s.todo[b].push_back(k);
+        any = true;
+      }
+    }
   }
-  const unsigned workers =
-      static_cast<unsigned>(std::min<size_t>(std::max(options.boards, 1u), s.todo.size()));
+  std::optional<BoardSet> own;
+  if (boards == nullptr && any) {
+    own.emplace(options.boards, options.db_path, options.execute.ring_bytes);
+    boards = &*own;
+  }
+  s.boards = boards;
   std::vector<std::thread> threads;
-  for (unsigned b = 0; b < workers; ++b) threads.emplace_back(ControlWorker, &s, b);
+  for (unsigned b = 0; any && b < s.todo.size(); ++b) {
+    if (!s.todo[b].empty()) threads.emplace_back(ControlWorker, &s, b);
+  }
   for (std::thread& t : threads) t.join();
+  if (own) own->CloseAll();
   if (!s.fatal.empty()) return Status::Unavailable(s.fatal);
   std::vector<ControlResult> out;
   for (auto& [k, r] : s.results) out.push_back(std::move(r));

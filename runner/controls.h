@@ -13,6 +13,12 @@
 //    merged campaign UNSOUND; the marker names the shard),
 //    and its config carries a ControlMarker ("control" in config_json), so the draws (indices,
 //    seeds, configs) are exactly those of the same spec without controls.
+//  - Placement (ControlPlacement): a round runs on every board of the soak's source, so each
+//    board that runs draws shows that its own capture path can fail: every clean control runs on
+//    every board; the controls expected red are dealt round-robin over the boards, and a board
+//    dealt none runs one more (red control b mod the number of red controls). Control k placed
+//    on board b has k' = b * K + k (K controls) in place of k in its index, so one board's
+//    indices are those of an unplaced round. The control's result names its board.
 //  - A control with `twin` is judged for determinism against a first run of the same plan with
 //    another model seed (DeriveSeed(run seed, "model-twin")): the power-on X state differs, as
 //    it would between two power-ups of a real board.
@@ -20,7 +26,7 @@
 //    anything); a clean control (expect_red empty) passes when the run is green. An invalid or
 //    infra control run proves nothing and fails. ControlPassed() is the one rule.
 //
-// Threading: RunControls uses its own board children, one thread each, like RunSoak.
+// Threading: RunControls opens each board of its source (BoardWorker), one thread each.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +38,8 @@
 #include "lab/board.h"
 #include "lab/remote_board.h"
 #include "oracle/verdict.h"
+#include "runner/board_source.h"
+#include "runner/board_worker.h"
 #include "runner/campaign_spec.h"
 #include "runner/execute.h"
 #include "runner/shard.h"
@@ -50,9 +58,15 @@ uint32_t ControlShardSlot(const ShardSpec& shard);
 uint64_t ControlIndex(uint32_t round, size_t k, uint32_t slot = 0);
 bool IsControlIndex(uint64_t index);
 
-/// The configuration of control k (0-based, spec order) in round `round`, run by `shard`.
+/// The configuration of control k (0-based, spec order) in round `round`, run by `shard`, on
+/// board `board` of the placement (its index carries k' = board * K + k).
 RunConfig DrawControl(const CampaignSpec& spec, size_t k, uint32_t round,
-                      const ShardSpec& shard = ShardSpec{});
+                      const ShardSpec& shard = ShardSpec{}, unsigned board = 0);
+
+/// The controls (spec indices) each of `boards` boards runs in one round (see the contract).
+/// InvalidArgument when boards * controls exceeds kMaxControls.
+Result<std::vector<std::vector<size_t>>> ControlPlacement(const CampaignSpec& spec,
+                                                          unsigned boards);
 
 /// Runs a control on `board`: ExecuteRun, preceded, for a twin control, by the twin run with
 /// the other model seed whose stream is judged as the twin.
@@ -68,6 +82,7 @@ struct ControlResult {
   std::string image;
   uint32_t round = 0;
   std::string shard;                      ///< "I/N" of the shard that ran it; "" unsharded
+  std::string board;                      ///< the board it ran on (BoardSource::Name)
   std::vector<std::string> expect_red;
   std::vector<std::string> observed_red;  ///< verdicts that failed, code order
   RunStatus status = RunStatus::kInfra;
@@ -87,20 +102,24 @@ void ApplyVerdictOverride(const VerdictOverride& override, RunOutcome* outcome);
 struct ControlRunOptions {
   std::string db_path;
   int64_t campaign_id = 0;
-  unsigned boards = 1;
+  BoardSource boards;  ///< the soak's boards: every one of them runs controls (placement)
   ShardSpec shard;  ///< the soak's shard: its controls are indexed and marked by it
   bool store_all_streams = false;
   ExecuteOptions execute;
-  lab::RemoteBoardOptions board;
   // Extra fields (for testing): replaces verdict outcomes of every control run before it is
   // judged as a control.
   VerdictOverride TEST_verdict_override;
 };
 
-/// Runs the controls of round `round` that the campaign row does not hold yet and stores each
-/// as a run (its control result in metrics_json "control"). Returns every control result of
-/// this round (stored ones included), in spec order. Status errors: database or board spawn.
+/// Runs the controls of round `round` (placed on the boards of options.boards) that the
+/// campaign row does not hold yet and stores each as a run (its control result, with its board,
+/// in metrics_json "control"). Returns every control result of this round (stored ones
+/// included), board by board in spec order. Status errors: database, placement, or a board
+/// that cannot be opened.
+/// `boards` (may be null): the caller's open boards of options.boards (the soak's), used and
+/// left open; null: RunControls opens its own and closes them.
 Result<std::vector<ControlResult>> RunControls(const CampaignSpec& spec, uint32_t round,
-                                               const ControlRunOptions& options);
+                                               const ControlRunOptions& options,
+                                               BoardSet* boards = nullptr);
 
 }  // namespace ctte::runner

@@ -1,7 +1,7 @@
 // RunSoak: one worker thread per board, fed by a Scheduler (runner/scheduler.h: resume
 // skipping, twins after their originals, image affinity; every index exactly once).
 //
-// Each worker owns a RemoteBoard child wrapped in a SoakBoard (one deploy per image
+// Each worker owns a BoardWorker (a RemoteBoard child or a lab board, wrapped in a SoakBoard (one deploy per image
 // per board; a record of each run), its own Database connection, and writes each outcome with
 // RecordRun (one transaction). Originals keep their BoardRunRecord in the scheduler until their
 // twin has taken it; the twin is judged against it through a PlaybackBoard.
@@ -57,7 +57,7 @@ Result<db::CampaignSummary> FindCampaign(db::Database& db, const std::string& wh
 }  // namespace
 
 Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& progress) {
-  if (options.boards == 0) return Status::InvalidArgument("--boards must be at least 1");
+  if (options.boards.size() == 0) return Status::InvalidArgument("--boards must be at least 1");
   (void)RetainFreedMemory();  // run after run of megabyte vectors (base/allocator.h)
   Result<std::string> text = ReadFileText(options.spec_path);
   if (!text.ok()) return text.status();
@@ -159,11 +159,12 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   control_options.shard = options.shard;
   control_options.store_all_streams = options.store_all_streams;
   control_options.execute = local.execute;
-  control_options.board = options.board;
   control_options.TEST_verdict_override = options.TEST_verdict_override;
+  // The boards, opened once: the controls and the draws run on the same sessions.
+  BoardSet board_set(options.boards, options.db_path, local.execute.ring_bytes);
   const auto run_controls = [&](uint32_t round) -> Status {
     if (spec.controls.empty()) return Status::Ok();
-    Result<std::vector<ControlResult>> r = RunControls(spec, round, control_options);
+    Result<std::vector<ControlResult>> r = RunControls(spec, round, control_options, &board_set);
     if (!r.ok()) return r.status();
     for (ControlResult& c : *r) summary.controls.push_back(std::move(c));
     return Status::Ok();
@@ -176,7 +177,7 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   shared.campaign_id = summary.campaign_id;
   shared.progress = &progress;
   shared.start = SteadyClock::now();
-  unsigned workers = options.boards;
+  unsigned workers = options.boards.size();
   if (spec.runs) {
     for (uint64_t i = 0; i < *spec.runs; ++i) {
       shared.total += done.count(i) || !InShard(options.shard, i) ? 0 : 1;
@@ -190,11 +191,11 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
     scheduler.SetDeadline(shared.start + std::chrono::seconds(*spec.budget_seconds));
   }
   shared.scheduler = &scheduler;
+  shared.board_set = &board_set;
   shared.boards.resize(workers);
   shared.health.resize(workers);
   for (unsigned b = 0; b < workers; ++b) {
-    shared.health[b].board =
-        b < options.board_names.size() ? options.board_names[b] : "board " + std::to_string(b);
+    shared.health[b].board = options.boards.Name(b);
   }
   if (options.open_log) {
     Result<LogFn> log = options.open_log(spec.name, summary.campaign_id);
@@ -242,6 +243,7 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
   if (options.stop_requests != nullptr && options.stop_requests->load() > 0) {
     summary.interrupted = true;
   }
+  board_set.CloseAll();
   if (store) {  // generated programs, and images that changed since the start
     Result<uint64_t> added = StoreRunArtifacts(db, summary.campaign_id, local.execute, *store);
     if (!added.ok() && shared.fatal.empty()) {

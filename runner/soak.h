@@ -25,8 +25,9 @@
 //  - Controls (runner/controls.h): the spec's controls run before the draws (round 0) and, under
 //    a time budget, again after them (round 1); a resume runs only the missing ones. Control
 //    rows are not draws: they are not counted in `counts`/`campaign` nor skipped by resume.
-//  - Each board is a RemoteBoard child process (`ctte-board --stdio`) driven by one thread;
-//    each thread has its own Database connection.
+//  - Each board is a BoardWorker (runner/board_worker.h) of options.boards driven by one thread:
+//    a RemoteBoard child (`ctte-board --stdio`) or a lab board; each thread has its own
+//    Database connection.
 #pragma once
 
 #include <atomic>
@@ -42,6 +43,7 @@
 #include "db/records.h"
 #include "lab/remote_board.h"
 #include "runner/board_health.h"
+#include "runner/board_source.h"
 #include "runner/controls.h"
 #include "runner/execute.h"
 #include "runner/shard.h"
@@ -52,7 +54,9 @@ struct SoakOptions {
   std::string spec_path;
   std::optional<uint64_t> runs;            ///< overrides the spec's runs / budget
   std::optional<uint64_t> budget_seconds;  ///< overrides the spec's runs / budget
-  unsigned boards = 1;
+  /// The boards: local ctte-board children (boards.count, boards.child) or a lab inventory's
+  /// (boards.open, boards.names); runner/board_source.h.
+  BoardSource boards;
   std::string db_path = "out/ctte.db";
   std::string resume;                      ///< campaign id or name; "" = a new campaign
   /// With `resume`: the campaign's infra runs (this shard's draws, not controls) are requeued in
@@ -66,15 +70,8 @@ struct SoakOptions {
   std::string artifacts_dir;
   ShardSpec shard;                         ///< run only this shard's indices (runner/shard.h)
   ExecuteOptions execute;
-  lab::RemoteBoardOptions board;
   /// Stop requests so far (see the contract); nullptr = none can come. Read, never written.
   const std::atomic<int>* stop_requests = nullptr;
-  /// When set, board slot i (0 .. boards-1) is opened by this instead of spawning a ctte-board
-  /// child (`soak --lab`: a lab inventory entry, lab/net/inventory.h); a respawn reopens it.
-  /// TEST_wrap_board does not apply to such boards.
-  std::function<Result<std::unique_ptr<lab::Board>>(unsigned slot)> open_board;
-  /// Board names by slot, for messages and the health report (default "board N").
-  std::vector<std::string> board_names;
   /// Quarantine and health checks (runner/board_health.h).
   HealthOptions health;
   /// Opens the soak's log once the campaign is known (name, id); nullptr or an empty LogFn =
@@ -82,10 +79,7 @@ struct SoakOptions {
   /// respawns, quarantines, health checks.
   std::function<Result<LogFn>(const std::string& campaign, int64_t id)> open_log;
 
-  // Extra fields (for testing): wraps each board child (e.g. to inject failures); the wrapper
-  // must forward to `inner`, which stays valid across respawns.
-  std::function<std::unique_ptr<lab::Board>(lab::Board* inner, unsigned slot)>
-      TEST_wrap_board;
+  // Extra fields (for testing): (boards.TEST_wrap wraps each local child.)
   // Replaces verdict outcomes of every run (draws and controls) after judging: a broken judge.
   VerdictOverride TEST_verdict_override;
 };

@@ -21,6 +21,7 @@
 #include "runner/campaign_spec.h"
 #include "runner/draw.h"
 #include "runner/scheduler.h"
+#include "runner/board_worker.h"
 #include "runner/soak_boards.h"
 #include "runner/soak_health.h"
 
@@ -53,17 +54,14 @@ bool LostBoard(InfraCause c) {
 
 class Worker : public SoakWorker {
  public:
-  Worker(Shared* shared, unsigned slot) : s_(shared), slot_(slot), health_(shared, slot, "") {
-    const auto& names = shared->options->board_names;
-    name_ = slot < names.size() ? names[slot] : "board " + std::to_string(slot);
-    health_ = BoardHealth(shared, slot, name_);
-  }
+  Worker(Shared* shared, unsigned slot)
+      : s_(shared), slot_(slot), name_(shared->options->boards.Name(slot)),
+        health_(shared, slot, name_) {}
 
   /// Kills the board child (from another thread: a second stop request). The worker's next
   /// board call then fails, and the worker stores nothing of that run.
   void KillBoard() override {
-    const pid_t pid = pid_.load();
-    if (pid > 0) ::kill(pid, SIGKILL);
+    if (BoardWorker* w = worker_.load()) w->Kill();
   }
 
   void Run() override {
@@ -71,14 +69,13 @@ class Worker : public SoakWorker {
       Log(*s_, LogLevel::kError, name_ + ": cannot open: " + st.ToString());
       Fatal("board " + std::to_string(slot_) + ": " + st.ToString());
     } else {
-      while (auto index = s_->scheduler->Next(slot_, board_ ? board_->loaded_image() : "")) {
+      while (auto index = s_->scheduler->Next(slot_, bw_->is_open() ? board().loaded_image() : "")) {
         if (!RunIndex(*index)) break;
       }
     }
-    if (remote_) (void)remote_->Shutdown();
-    {
+    if (bw_) {  // the board stays open: RunSoak closes the set after the last controls
       std::lock_guard<std::mutex> lk(s_->mu);
-      if (board_) s_->deploys += board_->deploys();
+      s_->deploys += bw_->deploys() - deploys_before_;
     }
     s_->scheduler->WorkerExits(slot_);
   }
@@ -88,42 +85,20 @@ class Worker : public SoakWorker {
     auto db = db::Database::Open(s_->options->db_path);
     if (!db.ok()) return db.status();
     db_ = std::move(*db);
-    if (s_->options->open_board) return Open();
-    auto remote = lab::RemoteBoard::Spawn(s_->options->board);
-    if (!remote.ok()) return remote.status();
-    remote_ = std::move(*remote);
-    pid_ = remote_->pid();
-    lab::Board* inner = remote_.get();
-    if (s_->options->TEST_wrap_board) {
-      wrapped_ = s_->options->TEST_wrap_board(remote_.get(), slot_);
-      inner = wrapped_.get();
-    }
-    board_ = std::make_unique<SoakBoard>(inner);
-    return RegisterBoard();
-  }
-
-  // A board from SoakOptions::open_board (a fresh SoakBoard over it).
-  Status Open() {
-    Result<std::unique_ptr<lab::Board>> b = s_->options->open_board(slot_);
-    if (!b.ok()) return b.status();
-    opened_ = std::move(*b);
-    board_ = std::make_unique<SoakBoard>(opened_.get());
-    return RegisterBoard();
-  }
-
-  Status RegisterBoard() {
-    Result<lab::BoardIdentity> id = opened_ ? opened_->Identify() : remote_->Identify();
-    if (!id.ok()) return id.status();
-    CTTE_RETURN_IF_ERROR(
-        CheckRingCapacity(*id, s_->options->execute.ring_bytes, "the campaign ($.capture.ring_bytes)"));
-    nlohmann::ordered_json info{{"version", id->version}, {"capabilities", id->capabilities},
-                                {"slot", slot_}};
-    Result<int64_t> bid = db_->UpsertBoard({id->kind, id->serial, info.dump()});
-    if (!bid.ok()) return bid.status();
-    board_id_ = *bid;
-    Log(*s_, LogLevel::kInfo, name_ + ": opened (" + id->kind + ", serial " + id->serial +
-                                  (id->image_sha256.empty() ? "" : ", holds image " + id->image_sha256) + ")");
+    bw_ = &s_->board_set->at(slot_);
+    worker_ = bw_;
+    deploys_before_ = bw_->deploys();  // the controls' deploys are not the draws'
+    if (!bw_->is_open()) CTTE_RETURN_IF_ERROR(bw_->Open());
+    LogOpened();
     return Status::Ok();
+  }
+
+  SoakBoard& board() { return bw_->board(); }
+
+  void LogOpened() {
+    const lab::BoardIdentity& id = bw_->identity();
+    Log(*s_, LogLevel::kInfo, name_ + ": opened (" + id.kind + ", serial " + id.serial +
+                                  (id.image_sha256.empty() ? "" : ", holds image " + id.image_sha256) + ")");
   }
 
   RunOutcome Execute(const RunConfig& config) {
@@ -135,7 +110,7 @@ class Worker : public SoakWorker {
       Result<std::string> text = ReadFileText(prepared->manifest.manifest_path);
       manifest_text_[prepared->manifest.sha256] = text.ok() ? *text : "";
     }
-    board_->BeginRecord();
+    board().BeginRecord();
     std::unique_ptr<PlaybackBoard> playback;
     lab::Board* twin = nullptr;
     if (config.twin_of) {
@@ -143,12 +118,12 @@ class Worker : public SoakWorker {
         playback = std::make_unique<PlaybackBoard>(std::move(*rec));
         twin = playback.get();
       } else {
-        twin = board_.get();  // the original's capture is gone (resume): run its plan again
+        twin = &board();  // the original's capture is gone (resume): run its plan again
       }
     }
-    const uint64_t skipped = board_->skipped_deploys();
-    RunOutcome out = ExecuteRun(*prepared, *board_, twin, s_->options->execute);
-    if (board_->skipped_deploys() > skipped) {
+    const uint64_t skipped = board().skipped_deploys();
+    RunOutcome out = ExecuteRun(*prepared, board(), twin, s_->options->execute);
+    if (board().skipped_deploys() > skipped) {
       Log(*s_, LogLevel::kInfo, name_ + ": deploy of " + prepared->manifest.name + " skipped: the board " +
                                     "already holds sha256 " + prepared->manifest.sha256);
     }
@@ -194,13 +169,13 @@ class Worker : public SoakWorker {
       }
       Log(*s_, LogLevel::kWarn, name_ + ": run " + std::to_string(index) + " infra (" +
                                     InfraCauseName(out.cause) + "): " + out.status_reason);
-      const int64_t first_board = board_id_;
+      const int64_t first_board = bw_->board_id();
       Status st = Respawn();
       attempts.push_back(AttemptOf(out, first_board, started, st.ok()));
       if (!st.ok()) health_.Lost(st.ToString());
       if (health_.QuarantineDue() && s_->scheduler->OtherActive(slot_)) {
         // Another board takes the run (with this attempt); this one is quarantined.
-        (void)board_->TakeRecord();
+        (void)board().TakeRecord();
         health_.Handoff(index, std::move(attempts));
         Quarantine();
         return true;
@@ -219,8 +194,8 @@ class Worker : public SoakWorker {
         if (IsRetryable(out.cause) && health_.QuarantineDue() &&
             s_->scheduler->OtherActive(slot_)) {
           // The retry failed too and this board is now quarantined: another board takes it.
-          attempts.push_back(AttemptOf(out, board_id_, started, again.ok()));
-          (void)board_->TakeRecord();
+          attempts.push_back(AttemptOf(out, bw_->board_id(), started, again.ok()));
+          (void)board().TakeRecord();
           health_.Handoff(index, std::move(attempts));
           Quarantine();
           return true;
@@ -228,11 +203,11 @@ class Worker : public SoakWorker {
       }
       ApplyVerdictOverride(s_->options->TEST_verdict_override, &out);
     }
-    std::optional<BoardRunRecord> record = board_->TakeRecord();
+    std::optional<BoardRunRecord> record = board().TakeRecord();
 
     db::RunRecord rec = StoredRunRecord(out);
     rec.campaign_id = s_->campaign_id;
-    rec.board_id = board_id_;
+    rec.board_id = bw_->board_id();
     rec.started_at = started;
     const bool keep_bytes = s_->options->store_all_streams ||
                             out.status == RunStatus::kRed || out.status == RunStatus::kInvalid;
@@ -298,7 +273,7 @@ class Worker : public SoakWorker {
     RunConfig config = known->first;
     config.twin_of.reset();
     const RunOutcome out = Execute(config);
-    (void)board_->TakeRecord();
+    (void)board().TakeRecord();
     const bool ok = out.status == RunStatus::kGreen && out.stream_sha256 == known->second;
     Log(*s_, ok ? LogLevel::kInfo : LogLevel::kWarn,
         name_ + ": health check (run " + std::to_string(config.index) + "'s config): " +
@@ -310,33 +285,22 @@ class Worker : public SoakWorker {
 
   void Quarantine() { health_.Quarantine([this] { return HealthCheck(); }); }
 
+  // Reopens the board (BoardWorker::Reopen: a child respawned, a lab board reconnected) and
+  // counts it.
   Status Respawn() {
-    if (s_->options->open_board) {
-      {
-        std::lock_guard<std::mutex> lk(s_->mu);
-        s_->deploys += board_->deploys();
-        ++s_->counts.respawns;  // a reconnect to the inventory board
-        ++s_->boards[slot_].respawns;
-      }
-      board_.reset();
-      opened_.reset();  // first: an agent serves one client at a time
-      Status st = Open();
-      if (board_ == nullptr) {  // not reopened: a board that answers kBoardDied, never null
-        opened_ = lab::RemoteBoard::Connect(-1, s_->options->board);
-        board_ = std::make_unique<SoakBoard>(opened_.get());
-      }
-      return st;
+    const bool lab = s_->options->boards.lab();
+    if (!lab && s_->abandon.load()) {
+      bw_->board().Forget();
+      return Status::Unavailable("the soak is stopping");
     }
-    board_->Forget();
-    if (s_->abandon.load()) return Status::Unavailable("the soak is stopping");
-    CTTE_RETURN_IF_ERROR(remote_->Respawn());
-    pid_ = remote_->pid();
-    {
+    Status st = bw_->Reopen();
+    if (lab || st.ok()) {  // a lab board's reconnect counts even when it failed
       std::lock_guard<std::mutex> lk(s_->mu);
       ++s_->counts.respawns;
       ++s_->boards[slot_].respawns;
     }
-    return RegisterBoard();
+    if (st.ok()) LogOpened();
+    return st;
   }
 
   void Fatal(const std::string& why) {
@@ -352,12 +316,9 @@ class Worker : public SoakWorker {
   std::string name_;
   BoardHealth health_;
   std::unique_ptr<db::Database> db_;
-  std::unique_ptr<lab::RemoteBoard> remote_;
-  std::unique_ptr<lab::Board> opened_;   // SoakOptions::open_board
-  std::unique_ptr<lab::Board> wrapped_;  // TEST_wrap_board
-  std::unique_ptr<SoakBoard> board_;
-  int64_t board_id_ = 0;
-  std::atomic<pid_t> pid_{-1};
+  BoardWorker* bw_ = nullptr;
+  std::atomic<BoardWorker*> worker_{nullptr};  // bw_, for KillBoard from another thread
+  uint64_t deploys_before_ = 0;
   std::set<std::string> images_;
   std::map<std::string, std::string> manifest_text_;
 };

@@ -1,6 +1,7 @@
 // The soak's worker (internal to runner/soak.cc): one per board slot, on its own thread. It
-// owns the board (a RemoteBoard child, or an inventory board from SoakOptions::open_board)
-// wrapped in a SoakBoard, its own Database connection, and stores each outcome with RecordRun
+// uses the slot's BoardWorker of the soak's BoardSet (a RemoteBoard child or a lab board,
+// wrapped in a SoakBoard; opened once for the controls and the draws), its own Database
+// connection, and stores each outcome with RecordRun
 // (one transaction); an infra outcome is retried once on a respawned board (IsRetryable).
 // Shared is what the workers of one soak have in common; its mutex guards the counters.
 #pragma once
@@ -17,6 +18,7 @@
 
 #include "base/log.h"
 #include "db/records.h"
+#include "runner/board_worker.h"
 #include "runner/campaign_spec.h"
 #include "runner/scheduler.h"
 #include "runner/soak.h"
@@ -43,6 +45,7 @@ struct Shared {
   LogFn log;                          // the soak's log (may be empty); thread-safe
   std::vector<BoardHealthReport> health;  // per slot
   std::map<uint64_t, std::vector<RunAttempt>> handed;  // attempts of runs given back (Requeue)
+  BoardSet* board_set = nullptr;      // the soak's boards (opened for its controls)
   std::optional<RunConfig> known_green;  // the shortest green run so far (health checks)
   std::string known_green_sha;
   double known_green_wall = 0;

@@ -288,8 +288,8 @@ Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
     legs[b]->config = l.config;
     threads.emplace_back([&, b] {
       BoardPoolOptions p = pool;
-      p.boards = 1;
-      p.slot_args = {{"--serial", serials[b]}};
+      p.boards.count = 1;
+      p.boards.slot_args = {{"--serial", serials[b]}};
       results[b] = RunBatch(p, configs);
     });
   }

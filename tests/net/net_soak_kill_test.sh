@@ -16,13 +16,20 @@ two_agents
   --report-dir "$work/reports" --json >"$work/soak.json" 2>"$work/soak.log" &
 soak_pid=$!
 pids+=($soak_pid)
-# Kill board-b as soon as it has started its fourth run (a run request in flight).
-for _ in $(seq 600); do
-  n=$(grep -c ': "run" (id ' "$work/board-b.log" || true)
-  [ "$n" -ge 4 ] && break
+# Kill board-b as soon as it has started a draw after its second (a run request in flight).
+# Its controls come first, on the same session (runner/controls.h: every board runs some).
+draws_on_b() { cat "$work"/reports/smoke-*.log 2>/dev/null | grep -c 'board-b: run [0-9]* (id ' || true; }
+for _ in $(seq 1200); do
+  [ "$(draws_on_b)" -ge 2 ] && break
   sleep 0.05
 done
-[ "$n" -ge 4 ] || { echo "FAIL: board-b never ran 4 runs"; cat "$work/soak.log"; exit 1; }
+[ "$(draws_on_b)" -ge 2 ] || { echo "FAIL: board-b never ran 2 draws"; cat "$work/soak.log"; exit 1; }
+n0=$(grep -c ': "run" (id ' "$work/board-b.log" || true)
+for _ in $(seq 600); do
+  n=$(grep -c ': "run" (id ' "$work/board-b.log" || true)
+  [ "$n" -gt "$n0" ] && break
+  sleep 0.01
+done
 kill -KILL "$pid_b"
 rc=0
 wait "$soak_pid" || rc=$?

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "base/files.h"
 #include "runner/draw.h"
 
@@ -44,6 +46,41 @@ TEST(ControlsTest, ControlDrawsFixTheirAxesImageAndIndexAndCarryTheMarker) {
     EXPECT_EQ(*back, c);
   }
   EXPECT_EQ(RunConfigToJson(Draw(spec, 0)).find("control"), std::string::npos);
+}
+
+// Placement: every board runs every clean control and at least one expected red; the red
+// ones are dealt round-robin; one board keeps the unplaced indices.
+TEST(ControlsTest, EveryBoardRunsTheCleanControlsAndAtLeastOneRed) {
+  const CampaignSpec spec = Load("smoke.json");  // 12 controls: 0 and 1 clean, 2..11 red
+  const size_t n = spec.controls.size();
+  auto one = ControlPlacement(spec, 1);
+  ASSERT_TRUE(one.ok());
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].size(), n);
+  for (unsigned boards : {2u, 3u, 11u, 12u, 40u}) {
+    auto placed = ControlPlacement(spec, boards);
+    ASSERT_TRUE(placed.ok()) << boards;
+    ASSERT_EQ(placed->size(), boards);
+    std::set<size_t> red_seen;
+    for (unsigned b = 0; b < boards; ++b) {
+      const std::vector<size_t>& ks = (*placed)[b];
+      size_t clean = 0, red = 0;
+      for (size_t k : ks) {
+        (spec.controls[k].expect_red.empty() ? clean : red) += 1;
+        if (!spec.controls[k].expect_red.empty()) red_seen.insert(k);
+        const RunConfig c = DrawControl(spec, k, 0, ShardSpec{}, b);
+        EXPECT_EQ(c.index, ControlIndex(0, b * n + k)) << boards << " " << b << " " << k;
+        EXPECT_EQ(c.seed, DrawControl(spec, k, 0).seed) << "the same control on every board";
+      }
+      EXPECT_EQ(clean, 2u) << boards << " boards, board " << b;
+      EXPECT_GE(red, 1u) << boards << " boards, board " << b;
+    }
+    EXPECT_EQ(red_seen.size(), n - 2) << "every red control runs somewhere";
+  }
+  auto too_many = ControlPlacement(spec, 84);  // 12 * 84 > 1000 control runs a round
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.status().message().find("12 controls on 84 boards"), std::string::npos)
+      << too_many.status().ToString();
 }
 
 TEST(ControlsTest, BadControlsAreReportedWithTheirPaths) {

@@ -62,7 +62,7 @@ TEST(SoakAttemptsTest, OneBoardDeathLeavesATraceInSummaryHistoryShowAndReports) 
   SoakOptions o = Options("death");
   // The first Run call of board slot 0 dies as a killed board child would; the wrapper is made
   // once per slot and outlives the respawn, so the retry succeeds.
-  o.TEST_wrap_board = [](lab::Board* inner, unsigned) {
+  o.boards.TEST_wrap = [](lab::Board* inner, unsigned) {
     auto b = std::make_unique<lab::FaultInjectingBoard>(inner);
     b->Inject({.method = lab::BoardMethod::kRun, .nth = 1, .action = lab::FaultAction::kDie});
     return b;

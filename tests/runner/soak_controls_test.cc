@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,7 @@ SoakOptions ControlOptions(const std::string& name, const std::string& spec) {
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/spec.json") << spec;
   SoakOptions o = soak_testing::BuildSoakOptions(dir + "/spec.json", dir + "/soak.db");
-  o.boards = 2;
+  o.boards.count = 2;
   return o;
 }
 
@@ -52,8 +53,17 @@ TEST(SoakControlsTest, ControlsRunFirstAndAreStoredApartFromTheDraws) {
   SoakOptions o = ControlOptions("sound", kControlSpec);
   auto s = RunSoak(o, nullptr);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  ASSERT_EQ(s->controls.size(), 2u);
-  for (const ControlResult& c : s->controls) EXPECT_TRUE(c.passed) << c.name << ": " << c.reason;
+  // Placement: each of the 2 boards runs the clean control and one expected red (the one red
+  // control, dealt to board 0, runs again on board 1), and each result names its board.
+  ASSERT_EQ(s->controls.size(), 4u);
+  std::multiset<std::pair<std::string, std::string>> placed;
+  for (const ControlResult& c : s->controls) {
+    EXPECT_TRUE(c.passed) << c.name << ": " << c.reason;
+    placed.insert({c.board, c.name});
+  }
+  EXPECT_EQ(placed, (std::multiset<std::pair<std::string, std::string>>{
+                        {"board 0", "clean"}, {"board 0", "silent-drop"},
+                        {"board 1", "clean"}, {"board 1", "silent-drop"}}));
   EXPECT_FALSE(s->unsound());
   EXPECT_EQ(s->campaign.done, 2u);  // the draws only
   EXPECT_EQ(s->campaign.green, 2u);
@@ -66,10 +76,10 @@ TEST(SoakControlsTest, ControlsRunFirstAndAreStoredApartFromTheDraws) {
   o.resume = "soak-controls";
   auto again = RunSoak(o, nullptr);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
-  EXPECT_EQ(again->controls.size(), 2u);
+  EXPECT_EQ(again->controls.size(), 4u);
   auto rows = (*d)->RunsOfCampaign(s->campaign_id);
   ASSERT_TRUE(rows.ok());
-  EXPECT_EQ(rows->size(), 4u);
+  EXPECT_EQ(rows->size(), 6u);
 }
 
 TEST(SoakControlsTest, AJudgeThatAlwaysPassesMakesTheCampaignUnsound) {

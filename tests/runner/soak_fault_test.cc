@@ -1,4 +1,4 @@
-// `ctte-lab soak` against boards that fail (in process, through SoakOptions::TEST_wrap_board):
+// `ctte-lab soak` against boards that fail (in process, through BoardSource::TEST_wrap):
 // a board death is retried once on a fresh board, a second one is stored as infra with its
 // reason, and a red run keeps its bytes and its replay names the first differing byte.
 #include <gtest/gtest.h>
@@ -64,7 +64,7 @@ SoakOptions InProcessOptions(const std::string& name, int* failures) {
   set("\"determinism_pairs\": 0.5", "\"determinism_pairs\": 0.0");
   std::ofstream(dir + "/spec.json") << spec;
   SoakOptions o = soak_testing::BuildSoakOptions(dir + "/spec.json", dir + "/soak.db");
-  o.TEST_wrap_board = [failures](lab::Board* inner, unsigned) {
+  o.boards.TEST_wrap = [failures](lab::Board* inner, unsigned) {
     return std::make_unique<DyingBoard>(inner, failures);
   };
   return o;
@@ -128,7 +128,7 @@ TEST(SoakFaultTest, SecondBoardDeathIsStoredAsInfraWithItsReason) {
 TEST(SoakFaultTest, RedRunKeepsItsBytesAndItsReplayNamesTheFirstDifferingByte) {
   int failures = 0;
   SoakOptions o = InProcessOptions("red", &failures);
-  o.TEST_wrap_board = [&failures](lab::Board* inner, unsigned) {
+  o.boards.TEST_wrap = [&failures](lab::Board* inner, unsigned) {
     return std::make_unique<CorruptingBoard>(inner, &failures);
   };
   auto s = RunSoak(o, nullptr);

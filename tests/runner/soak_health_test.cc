@@ -51,14 +51,14 @@ HealthSetup TwoBoards(const std::string& name, std::vector<lab::Fault> faults_of
   SoakOptions& o = s.options;
   o.spec_path = s.dir + "/spec.json";
   o.db_path = s.dir + "/soak.db";
-  o.boards = 2;
+  o.boards.count = 2;
   o.execute.image_dir = std::string(CTTE_BINARY_DIR) + "/images";
   o.execute.workload_dir = std::string(CTTE_BINARY_DIR) + "/workloads";
-  o.board.board_path = std::string(CTTE_BINARY_DIR) + "/bin/ctte-board";
-  o.board_names = {"board-a", "board-b"};
+  o.boards.child.board_path = std::string(CTTE_BINARY_DIR) + "/bin/ctte-board";
+  o.boards.names = {"board-a", "board-b"};
   o.health.quarantine_after = 2;
   o.health.health_check_after_seconds = 0.2;
-  o.TEST_wrap_board = [f1 = std::move(faults_of_board1), f0 = std::move(faults_of_board0)](
+  o.boards.TEST_wrap = [f1 = std::move(faults_of_board1), f0 = std::move(faults_of_board0)](
                           lab::Board* inner, unsigned slot) {
     auto b = std::make_unique<lab::FaultInjectingBoard>(inner);
     for (const lab::Fault& f : slot == 1 ? f1 : f0) b->Inject(f);

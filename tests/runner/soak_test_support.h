@@ -43,7 +43,7 @@ inline SoakOptions BuildSoakOptions(const std::string& spec_path, const std::str
   o.db_path = db_path;
   o.execute.image_dir = std::string(CTTE_BINARY_DIR) + "/images";
   o.execute.workload_dir = std::string(CTTE_BINARY_DIR) + "/workloads";
-  o.board.board_path = std::string(CTTE_BINARY_DIR) + "/bin/ctte-board";
+  o.boards.child.board_path = std::string(CTTE_BINARY_DIR) + "/bin/ctte-board";
   return o;
 }
 

@@ -32,10 +32,10 @@ struct TriageFlags {
 };
 
 void Prepare(TriageFlags& f) {
-  f.o.pool.boards = f.boards;
+  f.o.pool.boards.count = f.boards;
   f.o.pool.execute.image_dir = f.image_dir;
   f.o.pool.execute.workload_dir = f.workload_dir;
-  f.o.pool.board.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
+  f.o.pool.boards.child.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
 }
 
 // The stored record, as `show` prints it.

@@ -27,6 +27,7 @@
 #include "db/database.h"
 #include "base/log.h"
 #include "lab/net/inventory.h"
+#include "tools/ctte-lab/lab_source.h"
 #include "tools/ctte-lab/lab_usb.h"
 #include "reports/csv_report.h"
 #include "reports/html_report.h"
@@ -58,7 +59,7 @@ struct SoakFlags {
   std::string image_dir = DefaultImageDir();
   std::string workload_dir = DefaultWorkloadDir();
   std::string board_path;
-  std::string lab;
+  BoardSourceFlags lab;
   std::string log_level = "info";
   unsigned quarantine_after = 3;
   double health_check_after = 30;
@@ -193,7 +194,6 @@ int RunSoakCommand(const SoakFlags& f) {
     if (!shard.ok()) return Usage(shard.status().message());
     o.shard = *shard;
   }
-  o.boards = f.boards;
   o.db_path = f.db_path;
   o.resume = f.resume;
   if (f.retry_infra && f.resume.empty()) return Usage("--retry-infra needs --resume CAMPAIGN");
@@ -202,17 +202,15 @@ int RunSoakCommand(const SoakFlags& f) {
   o.artifacts_dir = f.artifacts;
   o.execute.image_dir = f.image_dir;
   o.execute.workload_dir = f.workload_dir;
-  o.board.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
-  if (!f.lab.empty()) {
-    // One worker per inventory board (docs/lab.md).
-    Result<lab::net::Inventory> inv = lab::net::LoadInventory(f.lab);
-    if (!inv.ok()) return Usage("--lab: " + inv.status().ToString());
-    if (inv->boards.size() > 64) return Usage("--lab: at most 64 boards");
-    o.boards = static_cast<unsigned>(inv->boards.size());
-    for (const lab::net::InventoryBoard& b : inv->boards) o.board_names.push_back(b.name);
-    o.open_board = [boards = inv->boards, opts = o.board](unsigned slot) {
-      return lab::net::OpenInventoryBoard(boards.at(slot), opts);
-    };
+  lab::RemoteBoardOptions child;
+  child.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
+  Result<runner::BoardSource> source = BoardSourceOf(f.lab, child, f.boards);
+  if (!source.ok()) return Usage(source.status().message());
+  o.boards = *source;
+  if (!f.lab.lab.empty()) {
+    // One worker per inventory board (docs/lab.md); its controls run on them too.
+    Result<lab::net::Inventory> inv = InventoryOf(f.lab);
+    if (!inv.ok()) return Usage(inv.status().message());
     // Power-cycle a board once before quarantining it, when the inventory names its hub port
     // (docs/lab.md, "USB"): true = its serial came back, and the health check decides.
     o.health.before_quarantine = PowerCycleBeforeQuarantine(inv->boards);
@@ -312,7 +310,7 @@ int RunSoakCommand(const SoakFlags& f) {
                 static_cast<unsigned long long>(s->counts.done),
                 Duration(s->elapsed_seconds).c_str(),
                 static_cast<unsigned long long>(s->skipped_done),
-                static_cast<unsigned long long>(s->deploys), o.boards);
+                static_cast<unsigned long long>(s->deploys), o.boards.size());
     if (f.retry_infra) {
       std::printf("retry-infra: %llu infra runs run again in place\n",
                   static_cast<unsigned long long>(s->requeued_infra));
@@ -398,8 +396,7 @@ Command SoakCommand() {
                      "keep every image and ELF the campaign used here, by SHA-256 (default "
                      "<db>.artifacts; \"none\": keep nothing)");
       sub.add_option("--board", f->board_path, "the ctte-board executable (default: next to this)");
-      sub.add_option("--lab", f->lab,
-                     "lab inventory (lab.json, docs/lab.md): one worker per board in it");
+      AddLabFlags(&sub, &f->lab, "one worker per board, controls and draws");
       sub.add_option("--log-level", f->log_level,
                      "soak log level: debug, info (default), warn, error; the log is "
                      "<report-dir>/<campaign>-<id>.log")
@@ -416,7 +413,7 @@ Command SoakCommand() {
       return [f, &sub] {
         for (const char* name : {"--runs", "--budget", "--boards", "--db", "--report-dir",
                                  "--seed", "--store-streams", "--image-dir", "--workload-dir",
-                                 "--board", "--lab", "--log-level", "--quarantine-after",
+                                 "--board", "--lab", "--board-name", "--log-level", "--quarantine-after",
                                  "--health-check-after", "--artifacts"}) {
           const CLI::Option* opt = sub.get_option(name);
           if (opt->count() > 0 && !opt->results().empty()) {
