@@ -13,6 +13,8 @@
 #include "db/database.h"
 #include "lab/board.h"
 #include "lab/board_wrapper.h"
+#include "runner/board_pool.h"
+#include "runner/draw.h"
 #include "runner/soak.h"
 #include "tests/runner/soak_test_support.h"
 
@@ -98,6 +100,43 @@ TEST(SoakFaultTest, BoardDeathIsRetriedOnceOnAFreshBoard) {
   EXPECT_GT(a.board_id, 0);
   EXPECT_FALSE(a.started_at.empty());
   EXPECT_EQ(retried.status, RunStatus::kGreen);
+}
+
+// A board whose next `failures` deploys fail (a lab failure a fresh board may not repeat).
+class RefusingDeployBoard : public lab::BoardWrapper {
+ public:
+  RefusingDeployBoard(lab::Board* inner, int* failures) : BoardWrapper(inner), failures_(failures) {}
+  Result<lab::DeployReceipt> Deploy(const lab::DeployRequest& request) override {
+    if (*failures_ > 0) {
+      --*failures_;
+      return Status::IOError("TEST: injected deploy failure");
+    }
+    return BoardWrapper::Deploy(request);
+  }
+
+ private:
+  int* failures_;
+};
+
+// One retry rule (runner/board_worker.h): a bisection or triage leg whose deploy fails once is
+// retried on a reopened board as the soak's draws are. The pool used to retry deaths only, and
+// scored such a leg infra.
+TEST(BoardPoolTest, ALegWhoseDeployFailsOnceIsRetriedLikeASoakRun) {
+  int failures = 1;
+  SoakOptions so = InProcessOptions("pool", &failures);
+  Result<SpecCheck> spec = LoadCampaignSpec(so.spec_path);
+  ASSERT_TRUE(spec.ok() && spec->ok());
+  BoardPoolOptions o;
+  o.boards = so.boards;
+  o.boards.TEST_wrap = [&failures](lab::Board* inner, unsigned) {
+    return std::make_unique<RefusingDeployBoard>(inner, &failures);
+  };
+  o.execute = so.execute;
+  o.execute.ring_bytes = spec->spec.ring_bytes;
+  const std::vector<LegRun> legs = RunBatch(o, {Draw(spec->spec, 0)});
+  ASSERT_EQ(legs.size(), 1u);
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(legs[0].status, RunStatus::kGreen) << legs[0].reason;
 }
 
 TEST(SoakFaultTest, SecondBoardDeathIsStoredAsInfraWithItsReason) {
