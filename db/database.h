@@ -156,6 +156,8 @@ class Database {
   Result<std::vector<BoardInfraCounts>> InfraByBoard(const std::string& campaign_name = "") const;
   /// The same for one campaign row (the report model).
   Result<std::vector<BoardInfraCounts>> InfraByBoardOfCampaign(int64_t campaign_id) const;
+  /// The boards row `id` (kind, serial, info_json); NotFound naming the id.
+  Result<BoardRecord> BoardById(int64_t id) const;
 
   // ---- Content pins and artifacts (db/pins.cc) --------------------------------------------
   /// The content pins of a run; nullopt when none were stored (a run recorded before the

@@ -365,6 +365,15 @@ Result<std::vector<BoardInfraCounts>> Database::InfraByBoard(
   return SelectInfra(campaign_name, 0);
 }
 
+Result<BoardRecord> Database::BoardById(int64_t id) const {
+  Statement s(db_, "SELECT kind, serial, IFNULL(info_json, '') FROM boards WHERE id = ?1");
+  s.Bind(1, id);
+  std::optional<BoardRecord> b;
+  CTTE_RETURN_IF_ERROR(s.ForEachRow([&] { b = BoardRecord{s.Text(0), s.Text(1), s.Text(2)}; }));
+  if (!b) return Status::NotFound("no board with id " + std::to_string(id));
+  return *b;
+}
+
 Result<std::vector<BoardInfraCounts>> Database::InfraByBoardOfCampaign(int64_t campaign_id) const {
   return SelectInfra("", campaign_id);
 }

@@ -113,6 +113,28 @@ void BoardWorker::Kill() {
   if (pid > 0) ::kill(pid, SIGKILL);
 }
 
+Result<unsigned> FindBoardSlot(const BoardSource& source, const std::string& kind,
+                               const std::string& serial, const std::string& name_hint) {
+  std::vector<unsigned> order;  // the hinted slot first
+  for (unsigned s = 0; s < source.size(); ++s) {
+    if (source.Name(s) == name_hint) order.push_back(s);
+  }
+  for (unsigned s = 0; s < source.size(); ++s) {
+    if (source.Name(s) != name_hint) order.push_back(s);
+  }
+  std::string seen;
+  for (const unsigned slot : order) {
+    BoardWorker w(source, slot, nullptr, 0);
+    const Status st = w.Open();
+    const lab::BoardIdentity id = w.identity();
+    w.Close();
+    seen += (seen.empty() ? "" : "; ") + source.Name(slot) + ": " +
+            (st.ok() ? id.kind + " serial " + id.serial : "cannot open: " + st.ToString());
+    if (st.ok() && id.kind == kind && id.serial == serial) return slot;
+  }
+  return Status::NotFound("no board reports " + kind + " serial " + serial + " (" + seen + ")");
+}
+
 BoardSet::BoardSet(const BoardSource& source, const std::string& db_path, uint64_t ring_bytes) {
   for (unsigned slot = 0; slot < source.size(); ++slot) {
     std::unique_ptr<db::Database> db;

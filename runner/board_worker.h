@@ -84,6 +84,12 @@ class BoardWorker {
   uint64_t retired_deploys_ = 0;
 };
 
+/// The slot of `source` whose board reports identity (`kind`, `serial`): each board is opened,
+/// identified and closed in turn, the slot named `name_hint` first. NotFound naming the
+/// identity and what each board reported (or why it could not be opened).
+Result<unsigned> FindBoardSlot(const BoardSource& source, const std::string& kind,
+                               const std::string& serial, const std::string& name_hint);
+
 /// The boards of one command, one BoardWorker per slot of its source, each registering through
 /// its own Database connection (none when db_path is ""). The soak opens them once: its
 /// controls and its draws then run on the same sessions (a lab board is not given back to the

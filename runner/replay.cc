@@ -14,6 +14,7 @@
 #include "db/triage_store.h"
 #include "lab/image_manifest.h"
 #include "oracle/program_gen.h"
+#include "runner/board_worker.h"
 #include "runner/campaign_spec.h"
 #include "runner/outcome_json.h"
 
@@ -175,14 +176,43 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
         " does not hold it (rebuild the image of that run, or point --image-dir at it)");
   }
 
-  auto board = lab::RemoteBoard::Spawn(o.board);
-  if (!board.ok()) return board.status();
-  std::unique_ptr<lab::RemoteBoard> twin;
-  if (config->twin_of) {  // a determinism twin is judged against a fresh run of the same plan
-    auto t = lab::RemoteBoard::Spawn(o.board);
-    if (!t.ok()) return t.status();
-    twin = std::move(*t);
+  // The board: on the lab, the run's own (by its stored identity) unless one was chosen.
+  BoardSource source = o.boards;
+  if (source.lab() && !o.board_chosen && source.size() > 1) {
+    if (!stored.board_id) {
+      return Status::InvalidArgument("run " + std::to_string(run_id) +
+                                     " stored no board: choose one with --board-name");
+    }
+    Result<db::BoardRecord> was = (*db)->BoardById(*stored.board_id);
+    if (!was.ok()) return was.status();
+    const nlohmann::json info = nlohmann::json::parse(was->info_json, nullptr, false);
+    const std::string hint =
+        info.is_object() && info.contains("name") && info["name"].is_string() ? info["name"].get<std::string>() : "";
+    Result<unsigned> slot = FindBoardSlot(source, was->kind, was->serial, hint);
+    if (!slot.ok()) {
+      return Status::NotFound("run " + std::to_string(run_id) + " ran on " +
+                              (hint.empty() ? "" : hint + ", ") + was->kind + " serial " +
+                              was->serial + ": " + slot.status().message() +
+                              "; replay it on another board with --board-name NAME");
+    }
+    source = source.Only(*slot);
+  } else if (!source.lab()) {
+    source.count = config->twin_of ? 2 : 1;  // a twin is judged against a second fresh board
   }
+  BoardWorker board(source, 0, db->get(), exec.ring_bytes);
+  if (Status st = board.Open(); !st.ok()) return st;
+  std::unique_ptr<BoardWorker> twin_board;
+  lab::Board* twin = nullptr;
+  if (config->twin_of) {  // a determinism twin is judged against a fresh run of the same plan
+    if (source.lab()) {
+      twin = &board.board();  // one lab board: the twin runs on it after the first run
+    } else {
+      twin_board = std::make_unique<BoardWorker>(source, 1, nullptr, exec.ring_bytes);
+      if (Status st = twin_board->Open(); !st.ok()) return st;
+      twin = &twin_board->board();
+    }
+  }
+  r.board_name = board.name();
   r.stored_run_id = row->id;
   r.campaign_name = row->campaign_name;
   r.index = stored.index;
@@ -190,10 +220,9 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
   r.stored_status = stored.status;
   r.stored_stream_sha256 = stored.stream_sha256;
   const std::string started = NowIsoUtc();
-  r.outcome = ExecuteRun(*prepared, **board, twin.get(), exec);
-  Result<lab::BoardIdentity> identity = (*board)->Identify();
-  (void)(*board)->Shutdown();
-  if (twin) (void)twin->Shutdown();
+  r.outcome = ExecuteRun(*prepared, board.board(), twin, exec);
+  board.Close();
+  if (twin_board) twin_board->Close();
   const RunOutcome& out = r.outcome;
   if (out.status == RunStatus::kInfra) {
     // Could not replay: the lab failed, so there is nothing to compare, and it is not a replay.
@@ -211,11 +240,7 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
   rec.campaign_id = stored.campaign_id;
   rec.replay_of = stored.replay_of ? *stored.replay_of : row->id;
   rec.started_at = started;
-  if (identity.ok()) {
-    if (auto bid = (*db)->UpsertBoard({identity->kind, identity->serial, ""}); bid.ok()) {
-      rec.board_id = *bid;
-    }
-  }
+  if (board.board_id() != 0) rec.board_id = board.board_id();
   const bool keep = !r.identical || out.status == RunStatus::kRed ||
                     out.status == RunStatus::kInvalid;
   auto id = (*db)->RecordRun(rec, out.VerdictRecords(),
@@ -239,6 +264,7 @@ std::string ReplayResult::ToJson(int indent) const {
   j["workload_sha256"] = workload_sha256;
   j["image_source"] = image_source;
   j["workload_source"] = workload_source;
+  j["board"]["name"] = board_name;  // beside the outcome's kind and serial
   return j.dump(indent);
 }
 

@@ -5,7 +5,9 @@
 //    (InvalidArgument) when the image with the stored SHA-256 is not the one available, or when
 //    the stored run kept no stream digest to compare with.
 //  - It runs on a fresh board child (and a second one for a determinism twin, which is judged
-//    against a fresh run of the same plan), re-judges, and compares the new stream with the
+//    against a fresh run of the same plan), or on a lab board (ReplayOptions::boards): the run's
+//    own by default, refused (NotFound) when no inventory board reports its identity; `board`
+//    names the board used, re-judges, and compares the new stream with the
 //    stored one: bit-identical, or the first differing byte offset (when the stored run kept its
 //    bytes; otherwise both digests and sizes are named).
 //  - When the lab fails during the replay (the outcome is infra: a missing or modified image
@@ -31,7 +33,7 @@
 
 #include "base/status.h"
 #include "db/records.h"
-#include "lab/remote_board.h"
+#include "runner/board_source.h"
 #include "runner/execute.h"
 
 namespace ctte::runner {
@@ -42,7 +44,13 @@ struct ReplayOptions {
   /// The artifact store to fall back on when the build tree lacks the run's image or ELF:
   /// "" = "<db_path>.artifacts"; "none" = do not look.
   std::string artifacts_dir;
-  lab::RemoteBoardOptions board; ///< the ctte-board child
+  /// The boards (runner/board_source.h): a local ctte-board child (a second one for a twin),
+  /// or lab boards. On the lab the replay runs on the run's own board, found by its stored
+  /// identity (kind and serial; the stored name is tried first), unless `board_chosen` (the
+  /// source is then the one board to use, `--board-name`); a determinism twin runs on the
+  /// same board after the first run.
+  BoardSource boards;
+  bool board_chosen = false;
 };
 
 struct ReplayResult {
@@ -61,6 +69,7 @@ struct ReplayResult {
   std::string workload_sha256;                 ///< the ELF replayed (equal to the run's pin)
   std::string image_source = "build tree";     ///< or "artifact store"
   std::string workload_source = "build tree";  ///< or "artifact store", "regenerated"
+  std::string board_name;                      ///< the board it ran on (BoardSource::Name)
 
   /// The outcome's JSON (RunOutcome::ToJson) plus the replay's keys.
   std::string ToJson(int indent = 2) const;

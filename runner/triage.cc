@@ -12,6 +12,7 @@
 #include "base/output.h"
 #include "base/text.h"
 #include "db/database.h"
+#include "runner/board_worker.h"
 #include "runner/campaign_spec.h"
 
 namespace ctte::runner {
@@ -254,13 +255,49 @@ Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
   CTTE_ASSIGN_OR_RETURN(Loaded l, LoadRed(run_id, o.db_path, "triage"));
   if (o.repeats == 0) return Status::InvalidArgument("--repeats: must be at least 1");
   CTTE_ASSIGN_OR_RETURN(const BoardPoolOptions pool, PoolOfCampaign(l, o.pool));
-  std::string serial = "sim-triage";
-  if (l.row.run.board_id) {
-    auto boards = l.db->InfraByBoardOfCampaign(l.row.run.campaign_id);
-    if (boards.ok()) {
-      for (const db::BoardInfraCounts& b : *boards) {
-        if (b.board_id == l.row.run.board_id && !b.serial.empty()) serial = b.serial;
+  // The two boards. On the lab: the run's own, found by its stored identity, and another board
+  // of the inventory. Locally: two fresh children, labelled with the run's serial and
+  // serial + "-other" (both simulators: board_specific cannot come out of them).
+  BoardSource leg_boards[2] = {pool.boards, pool.boards};
+  std::string serials[2];
+  if (pool.boards.lab()) {
+    if (pool.boards.size() < 2) {
+      return Status::InvalidArgument(
+          "triage on the lab needs two boards, the run's and another; the lab has " +
+          std::to_string(pool.boards.size()) + " (" + pool.boards.Name(0) + ")");
+    }
+    if (!l.row.run.board_id) {
+      return Status::InvalidArgument("run " + std::to_string(run_id) + " stored no board");
+    }
+    CTTE_ASSIGN_OR_RETURN(const db::BoardRecord was, l.db->BoardById(*l.row.run.board_id));
+    const nlohmann::json info = nlohmann::json::parse(was.info_json, nullptr, false);
+    const std::string hint = info.is_object() && info.contains("name") && info["name"].is_string()
+                                 ? info["name"].get<std::string>()
+                                 : "";
+    Result<unsigned> same = FindBoardSlot(pool.boards, was.kind, was.serial, hint);
+    if (!same.ok()) {
+      return Status::NotFound("run " + std::to_string(run_id) + " ran on " +
+                              (hint.empty() ? "" : hint + ", ") + was.kind + " serial " +
+                              was.serial + ", which no board of the lab reports (" +
+                              same.status().message() + ")");
+    }
+    const unsigned other = *same == 0 ? 1 : 0;
+    leg_boards[0] = pool.boards.Only(*same);
+    leg_boards[1] = pool.boards.Only(other);
+    serials[0] = pool.boards.Name(*same);
+    serials[1] = pool.boards.Name(other);
+  } else {
+    std::string serial = "sim-triage";
+    if (l.row.run.board_id) {
+      if (auto b = l.db->BoardById(*l.row.run.board_id); b.ok() && !b->serial.empty()) {
+        serial = b->serial;
       }
+    }
+    serials[0] = serial;
+    serials[1] = serial + "-other";
+    for (int b = 0; b < 2; ++b) {
+      leg_boards[b].count = 1;
+      leg_boards[b].slot_args = {{"--serial", serials[b]}};
     }
   }
   TriageRunResult out;
@@ -279,7 +316,6 @@ Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
   configs.push_back(exact);  // the replay: the stored seeds
   for (uint32_t r = 0; r < o.repeats; ++r) configs.push_back(RepeatConfig(l.config, l.config.seed, r));
   Leg* legs[2] = {&out.same_board, &out.other_board};
-  const std::string serials[2] = {serial, serial + "-other"};
   std::vector<LegRun> results[2];
   std::vector<std::thread> threads;
   for (int b = 0; b < 2; ++b) {
@@ -288,8 +324,7 @@ Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
     legs[b]->config = l.config;
     threads.emplace_back([&, b] {
       BoardPoolOptions p = pool;
-      p.boards.count = 1;
-      p.boards.slot_args = {{"--serial", serials[b]}};
+      p.boards = leg_boards[b];
       results[b] = RunBatch(p, configs);
     });
   }

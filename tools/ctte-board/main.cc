@@ -29,6 +29,7 @@
 
 #include "base/sha256.h"
 #include "base/version.h"
+#include "lab/corrupting_board.h"
 #include "lab/board_server.h"
 #include "lab/net/agent.h"
 #include "lab/sim/sim_board.h"
@@ -184,6 +185,11 @@ int main(int argc, char** argv) {
   app.add_flag("--emulated-fabric", zynq.emulated_fabric,
                "zynq: the fabric emulator serves the registers (tests only)");
   app.add_flag("--test-ops", server.test_ops, "accept TEST_* requests (supervision tests)");
+  double corrupt_captures = -1;
+  app.add_option("--test-corrupt-captures", corrupt_captures,
+                 "TEST ONLY: flip one byte in this fraction (0..1) of the captures, a board with "
+                 "a broken capture path (triage tests, docs/lab.md); refused with --board zynq")
+      ->check(CLI::Range(0.0, 1.0));
   std::string listen;
   ctte::lab::net::AgentOptions agent;
   int handshake_s = 10, idle_s = 30;
@@ -322,7 +328,19 @@ int main(int argc, char** argv) {
     }
     owned = std::move(*b);
   }
-  ctte::lab::Board* const board = owned.get();
+  std::unique_ptr<ctte::lab::CorruptingBoard> corrupting;
+  if (corrupt_captures >= 0) {
+    if (board_kind != "sim") {
+      std::fprintf(stderr, "ctte-board: --test-corrupt-captures is refused with --board %s: "
+                           "a real board is never faked\n", board_kind.c_str());
+      return 2;
+    }
+    corrupting = std::make_unique<ctte::lab::CorruptingBoard>(owned.get(), corrupt_captures);
+    std::fprintf(stderr, "ctte-board: TEST: this board corrupts %g of its captures "
+                         "(--test-corrupt-captures; for tests only)\n", corrupt_captures);
+  }
+  ctte::lab::Board* const board =
+      corrupting ? static_cast<ctte::lab::Board*>(corrupting.get()) : owned.get();
   if (!unix_path.empty()) return ServeUnix(*board, unix_path, server);
   if (!listen.empty()) {
     // As with --stdio, a model's $display must not reach anything that could be a protocol.

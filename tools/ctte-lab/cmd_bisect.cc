@@ -12,6 +12,7 @@
 #include "runner/triage.h"
 #include "tools/ctte-lab/command.h"
 #include "tools/ctte-lab/flag_checks.h"
+#include "tools/ctte-lab/lab_source.h"
 #include "tools/ctte-lab/plan_flags.h"
 
 namespace ctte::cli {
@@ -28,14 +29,20 @@ struct TriageFlags {
   std::string image_dir = DefaultImageDir();
   std::string workload_dir = DefaultWorkloadDir();
   std::string board_path;
+  BoardSourceFlags lab;
   bool json = false;
 };
 
-void Prepare(TriageFlags& f) {
-  f.o.pool.boards.count = f.boards;
+// The legs' boards: --boards local children, or the lab's (--lab, --board-name).
+Status Prepare(TriageFlags& f) {
   f.o.pool.execute.image_dir = f.image_dir;
   f.o.pool.execute.workload_dir = f.workload_dir;
-  f.o.pool.boards.child.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
+  lab::RemoteBoardOptions child;
+  child.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
+  Result<runner::BoardSource> source = BoardSourceOf(f.lab, child, f.boards);
+  if (!source.ok()) return source.status();
+  f.o.pool.boards = *source;
+  return Status::Ok();
 }
 
 // The stored record, as `show` prints it.
@@ -50,7 +57,10 @@ void PrintStored(const std::string& db_path, int64_t run_id, int64_t id) {
 }
 
 int RunBisect(TriageFlags& f) {
-  Prepare(f);
+  if (Status st = Prepare(f); !st.ok()) {
+    std::fprintf(stderr, "ctte-lab bisect: %s\n", st.message().c_str());
+    return kExitUsage;
+  }
   Result<runner::BisectRunResult> r = runner::BisectRun(f.run_id, f.o);
   if (!r.ok()) {
     std::fprintf(stderr, "ctte-lab bisect: %s\n", r.status().message().c_str());
@@ -72,7 +82,10 @@ int RunBisect(TriageFlags& f) {
 }
 
 int RunTriage(TriageFlags& f) {
-  Prepare(f);
+  if (Status st = Prepare(f); !st.ok()) {
+    std::fprintf(stderr, "ctte-lab triage: %s\n", st.message().c_str());
+    return kExitUsage;
+  }
   Result<runner::TriageRunResult> r = runner::TriageRun(f.run_id, f.o);
   if (!r.ok()) {
     std::fprintf(stderr, "ctte-lab triage: %s\n", r.status().message().c_str());
@@ -90,6 +103,7 @@ void AddCommon(CLI::App& sub, TriageFlags& f, const char* repeats_help) {
   sub.add_option("--image-dir", f.image_dir, "image manifests");
   sub.add_option("--workload-dir", f.workload_dir, "workload ELFs");
   sub.add_option("--board", f.board_path, "the ctte-board executable");
+  AddLabFlags(&sub, &f.lab, "the legs run on its boards (triage: the run's own and another)");
   sub.add_flag("--json", f.json, "print JSON");
 }
 

@@ -1,5 +1,6 @@
-// `ctte-lab replay RUN`: re-executes a stored run (its seed, config, image and clocks) on a fresh
-// simulated board, compares the new stream with the stored one ("bit-identical", or the first
+// `ctte-lab replay RUN [--lab lab.json [--board-name NAME]]`: re-executes a stored run (its
+// seed, config, image and clocks) on a fresh simulated board or, with --lab, on the run's own lab
+// board (tools/ctte-lab/lab_source.h), compares the new stream with the stored one ("bit-identical", or the first
 // differing byte offset), re-judges and records the replay as a new run row with replay_of set
 // (all of it runner/replay.h). Refuses when the image with the stored SHA-256 is not available.
 // Exit: 0 bit-identical, 1 replayed and the stream differs, 2 usage error or could not replay
@@ -12,6 +13,7 @@
 #include "base/output.h"
 #include "runner/replay.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/lab_source.h"
 #include "tools/ctte-lab/plan_flags.h"
 
 namespace ctte::cli {
@@ -24,6 +26,7 @@ struct ReplayFlags {
   std::string image_dir = DefaultImageDir();
   std::string workload_dir = DefaultWorkloadDir();
   std::string board_path;
+  BoardSourceFlags lab;
   std::string artifacts;
   bool json = false;
 };
@@ -35,7 +38,15 @@ int RunReplay(const ReplayFlags& f) {
   o.execute.workload_dir = f.workload_dir;
   o.execute.fst_path = f.waves;
   o.artifacts_dir = f.artifacts;
-  o.board.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
+  lab::RemoteBoardOptions child;
+  child.board_path = f.board_path.empty() ? BoardPathNextToSelf() : f.board_path;
+  Result<runner::BoardSource> source = BoardSourceOf(f.lab, child);
+  if (!source.ok()) {
+    std::fprintf(stderr, "ctte-lab replay: %s\n", source.status().message().c_str());
+    return kExitUsage;
+  }
+  o.boards = *source;
+  o.board_chosen = !f.lab.board_name.empty();
   if (!f.waves.empty()) {  // an unusable waveform path is a usage error, before any board
     // The board writes the FST itself; the path follows base/output.h's rule all the same: no
     // FIFO, symlink, device or folder at it, and its folder must exist.
@@ -61,6 +72,8 @@ int RunReplay(const ReplayFlags& f) {
                 "\n",
                 r->stored_run_id, r->campaign_name.c_str(), r->index,
                 runner::SeedHex(r->seed).c_str(), r->replay_run_id);
+    std::printf("board:  %s (%s %s)\n", r->board_name.c_str(), r->outcome.board_kind.c_str(),
+                r->outcome.board_serial.c_str());
     std::printf("stream: %s\n", r->comparison.c_str());
     std::printf("content: image from the %s, ELF sha256 %s from the %s\n",
                 r->image_source.c_str(), r->workload_sha256.c_str(), r->workload_source.c_str());
@@ -87,6 +100,7 @@ Command ReplayCommand() {
       sub.add_option("--image-dir", f->image_dir, "image manifests");
       sub.add_option("--workload-dir", f->workload_dir, "workload ELFs");
       sub.add_option("--board", f->board_path, "the ctte-board executable");
+      AddLabFlags(&sub, &f->lab, "replay on the run's own board (by its stored identity)");
       sub.add_option("--artifacts", f->artifacts,
                      "artifact store to fall back on for the run's image and ELF (default "
                      "<db>.artifacts; \"none\": the build tree only)");

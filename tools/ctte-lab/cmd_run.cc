@@ -7,6 +7,7 @@
 // (docs/zynq-board.md).
 // Exit: 0 green, 1 red, 2 usage or infrastructure error, 3 invalid measurement.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <memory>
@@ -14,8 +15,10 @@
 #include "base/files.h"
 #include "lab/remote_board.h"
 #include "runner/cli_config.h"
+#include "runner/board_worker.h"
 #include "runner/execute.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/lab_source.h"
 #include "tools/ctte-lab/plan_flags.h"
 
 namespace ctte::cli {
@@ -28,6 +31,7 @@ struct RunFlags {
   bool twin = false;
   std::string board = "sim", sysroot;
   bool emulated_fabric = false;
+  BoardSourceFlags lab;
 };
 
 int Usage(const Status& s) {
@@ -66,23 +70,42 @@ int RunRun(const RunFlags& f) {
   } else if (!f.sysroot.empty() || f.emulated_fabric) {
     return Usage(Status::InvalidArgument("--sysroot and --emulated-fabric need --board zynq"));
   }
-  Result<std::unique_ptr<lab::RemoteBoard>> board = lab::RemoteBoard::Spawn(bo);
-  if (!board.ok()) return Usage(board.status());
-  std::unique_ptr<lab::RemoteBoard> twin;
-  if (f.twin) {
-    Result<std::unique_ptr<lab::RemoteBoard>> t = lab::RemoteBoard::Spawn(bo);
-    if (!t.ok()) return Usage(t.status());
-    twin = std::move(*t);
+  if (!f.lab.lab.empty() && f.board != "sim") {
+    return Usage(Status::InvalidArgument("--board " + f.board + " is a local child; --lab names "
+                                         "lab boards (choose one with --board-name)"));
   }
-  runner::RunOutcome out = runner::ExecuteRun(*prepared, **board, twin.get(), o);
-  (void)(*board)->Shutdown();
-  if (twin) (void)twin->Shutdown();
+  // The board: a local child (a second one for --twin), or a lab board: --board-name's, else
+  // the inventory's first; --twin on the lab runs the twin on the same board afterwards.
+  Result<runner::BoardSource> source = BoardSourceOf(f.lab, bo, f.twin ? 2 : 1);
+  if (!source.ok()) return Usage(source.status());
+  if (source->lab()) *source = source->Only(0);
+  runner::BoardWorker board(*source, 0, nullptr, o.ring_bytes);
+  if (Status st = board.Open(); !st.ok()) {
+    return Usage(Status::Unavailable(board.name() + ": " + st.ToString()));
+  }
+  std::unique_ptr<runner::BoardWorker> twin_board;
+  lab::Board* twin = nullptr;
+  if (f.twin && source->lab()) {
+    twin = &board.board();
+  } else if (f.twin) {
+    twin_board = std::make_unique<runner::BoardWorker>(*source, 1, nullptr, o.ring_bytes);
+    if (Status st = twin_board->Open(); !st.ok()) return Usage(st);
+    twin = &twin_board->board();
+  }
+  const std::string board_name = board.name() + " (" + board.identity().kind + " " +
+                                 board.identity().serial + ")";
+  runner::RunOutcome out = runner::ExecuteRun(*prepared, board.board(), twin, o);
+  board.Close();
+  if (twin_board) twin_board->Close();
   if (!f.stream_out.empty() && !out.stream.empty()) {
     if (Status s = WriteFileAtomic(f.stream_out, out.stream); !s.ok()) return Usage(s);
   }
   if (f.plan.json) {
-    std::printf("%s\n", out.ToJson().c_str());
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(out.ToJson());
+    j["board"]["name"] = board.name();  // beside the outcome's kind and serial
+    std::printf("%s\n", j.dump(2).c_str());
   } else {
+    std::printf("board:  %s\n", board_name.c_str());
     std::printf("run:    %s #%llu seed %s, image %s (sha256 at target %s, build id %s)\n",
                 out.config.campaign.c_str(), static_cast<unsigned long long>(out.config.index),
                 runner::SeedHex(out.config.seed).c_str(), out.image_name.c_str(),
@@ -133,6 +156,7 @@ Command RunCommand() {
       sub.add_option("--sysroot", f->sysroot, "zynq: the board's root prefix (default /)");
       sub.add_flag("--emulated-fabric", f->emulated_fabric,
                    "zynq: registers served by the fabric emulator (tests)");
+      AddLabFlags(&sub, &f->lab, "run on its first board, or --board-name's");
       return [f] { return RunRun(*f); };
     }};
 }

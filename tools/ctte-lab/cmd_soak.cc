@@ -396,7 +396,7 @@ Command SoakCommand() {
                      "keep every image and ELF the campaign used here, by SHA-256 (default "
                      "<db>.artifacts; \"none\": keep nothing)");
       sub.add_option("--board", f->board_path, "the ctte-board executable (default: next to this)");
-      AddLabFlags(&sub, &f->lab, "one worker per board, controls and draws");
+      AddLabFlags(&sub, &f->lab, "one worker per board; controls and draws run on them all");
       sub.add_option("--log-level", f->log_level,
                      "soak log level: debug, info (default), warn, error; the log is "
                      "<report-dir>/<campaign>-<id>.log")

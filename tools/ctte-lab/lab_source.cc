@@ -7,7 +7,7 @@ namespace ctte::cli {
 
 void AddLabFlags(CLI::App* sub, BoardSourceFlags* f, const std::string& what) {
   sub->add_option("--lab", f->lab,
-                  "lab inventory (lab.json, docs/lab.md): " + what + " on its boards");
+                  "lab inventory (lab.json, docs/lab.md): " + what);
   sub->add_option("--board-name", f->board_name,
                   "with --lab: only the inventory board of this name");
 }
