@@ -144,11 +144,19 @@ uint8_t SyncModeRegister(SyncPolicy::Kind kind) {
 Result<PreparedRun> PrepareRun(const RunConfig& config, const PlanOptions& options) {
   PreparedRun r;
   r.config = config;
-  const std::string manifest = !options.manifest_path.empty()
-                                   ? options.manifest_path
+  const auto pinned_manifest = options.image_manifests.find(config.image);
+  const std::string manifest = !options.manifest_path.empty() ? options.manifest_path
+                               : pinned_manifest != options.image_manifests.end()
+                                   ? pinned_manifest->second
                                    : options.image_dir + "/" + config.image + ".manifest.json";
   Result<lab::ImageManifest> m = lab::ImageManifest::Load(manifest);
   if (!m.ok()) return m.status();
+  if (auto want = options.image_sha256.find(config.image);
+      want != options.image_sha256.end() && m->sha256 != want->second) {
+    return Status::InvalidArgument("image " + config.image + ": the stored run ran SHA-256 " +
+                                   want->second + "; " + manifest + " names SHA-256 " +
+                                   m->sha256);
+  }
   r.manifest = *m;
   Result<std::string> wl = ResolveWorkload(config, options, ImageXlen(r.manifest));
   if (!wl.ok()) return wl.status();

@@ -36,6 +36,12 @@ struct PlanOptions {
   std::string workload_dir;   ///< holds <workload>.elf
   std::string scratch_dir;    ///< cache of generated workloads ("random"); "" = /tmp
   std::string manifest_path;  ///< overrides image_dir lookup
+  /// Image name -> its manifest path, looked up before image_dir (a stored run's image, from the
+  /// build tree or the artifact store: runner/stored_run.h).
+  std::map<std::string, std::string> image_manifests;
+  /// Image name -> the SHA-256 its manifest must name (a stored run's image): another digest is
+  /// an InvalidArgument naming both.
+  std::map<std::string, std::string> image_sha256;
   std::string workload_path;  ///< overrides workload_dir lookup
   /// The campaign's user workloads ($.workloads): name -> ELF path; looked up before
   /// workload_dir.

@@ -16,30 +16,13 @@
 #include "oracle/program_gen.h"
 #include "runner/board_worker.h"
 #include "runner/campaign_spec.h"
+#include "runner/stored_run.h"
 #include "runner/outcome_json.h"
 
 #include <nlohmann/json.hpp>
 
 namespace ctte::runner {
 namespace {
-
-// A folder for the regenerated program of a replay, removed when the replay ends.
-struct ScratchDir {
-  std::string path;
-  Status Create(int64_t run_id) {
-    std::error_code ec;
-    const auto p = std::filesystem::temp_directory_path(ec) /
-                   ("ctte-replay-" + std::to_string(::getpid()) + "-" + std::to_string(run_id));
-    std::filesystem::create_directories(p, ec);
-    if (ec) return Status::IOError(p.string() + ": " + ec.message());
-    path = p.string();
-    return Status::Ok();
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
-  }
-};
 
 // "bit-identical" or where the streams differ; sets *first_diff when the stored bytes exist.
 std::string Compare(db::Database& db, int64_t run_id, const db::RunRecord& stored,
@@ -95,87 +78,19 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
                                    db::RunStatusName(stored.status) +
                                    ") has no stored stream digest to compare with");
   }
-  Result<RunConfig> config = RunConfigFromJson(stored.config_json);
-  if (!config.ok()) {
-    return Status::InvalidArgument("run " + std::to_string(run_id) +
-                                   ": config_json: " + config.status().message());
-  }
+  StoredRunOptions so;
+  so.db_path = o.db_path;
+  so.artifacts_dir = o.artifacts_dir;
+  so.execute = o.execute;
+  Result<StoredRun> loaded = LoadStoredRun(**db, run_id, so);
+  if (!loaded.ok()) return loaded.status();
+  const RunConfig* config = &loaded->config;
+  const ExecuteOptions& exec = loaded->execute;
+  PreparedRun* prepared = loaded->prepared.get();
   ReplayResult r;
-  const std::optional<db::ArtifactStore> store =
-      o.artifacts_dir == "none"
-          ? std::nullopt
-          : std::optional<db::ArtifactStore>(o.artifacts_dir.empty()
-                                                 ? db::ArtifactStore::DefaultRoot(o.db_path)
-                                                 : o.artifacts_dir);
-  ExecuteOptions exec = o.execute;
-  // The capture ring the run's campaign asked for ($.capture.ring_bytes of the campaign row's
-  // spec text; a campaign from before the field, the old default): not in config_json.
-  {
-    auto spec = db::TriageStore::CampaignSpec(**db, stored.campaign_id);
-    if (!spec.ok()) return spec.status();
-    Result<uint64_t> ring = CaptureRingOfSpecText(spec->first);
-    if (!ring.ok()) {
-      return Status::InvalidArgument("run " + std::to_string(run_id) +
-                                     ": its campaign's spec_json: " + ring.status().message());
-    }
-    exec.ring_bytes = *ring;
-  }
-  // The image: the build tree's when it is the run's, else the artifact store's copy.
-  const std::string live_manifest = !exec.manifest_path.empty()
-                                        ? exec.manifest_path
-                                        : exec.image_dir + "/" + config->image + ".manifest.json";
-  Result<lab::ImageManifest> live = lab::ImageManifest::Load(live_manifest);
-  if ((!live.ok() || live->sha256 != stored.image_sha256) && store &&
-      store->HasImage(stored.image_sha256)) {
-    exec.manifest_path = store->ManifestPathOf(stored.image_sha256);
-    r.image_source = "artifact store";
-  }
-  // The ELF: a generated program is regenerated (into a fresh folder, never a cache); a user
-  // workload is read from the file the run pinned.
-  Result<std::optional<db::RunPins>> pins = (*db)->PinsOfRun(run_id);
-  if (!pins.ok()) return pins.status();
-  const std::string pinned = *pins ? (*pins)->workload_sha256 : std::string();
-  ScratchDir scratch;
-  if (config->workload == "random") {
-    CTTE_RETURN_IF_ERROR(scratch.Create(run_id));
-    exec.scratch_dir = scratch.path;
-    r.workload_source = "regenerated";
-  } else if (*pins && !(*pins)->workload_path.empty() &&
-             std::find(BuiltinWorkloads().begin(), BuiltinWorkloads().end(), config->workload) ==
-                 BuiltinWorkloads().end()) {
-    exec.user_workloads[config->workload] = (*pins)->workload_path;
-  }
-  Result<PreparedRun> prepared = PrepareRun(*config, exec);
-  const bool elf_differs =
-      !pinned.empty() && (!prepared.ok() || prepared->workload_sha256 != pinned);
-  if (elf_differs && store && store->Has(pinned)) {
-    exec.workload_path = store->PathOf(pinned);
-    r.workload_source = "artifact store";
-    prepared = PrepareRun(*config, exec);
-  } else if (elf_differs && prepared.ok()) {
-    const std::string gen =
-        config->workload == "random"
-            ? " (generator " + (*pins)->generator_version + " then, " +
-                  oracle::kProgramGenVersion + " now)"
-            : "";
-    return Status::InvalidArgument(
-        "run " + std::to_string(run_id) + " ran workload " + config->workload + " with ELF " +
-        "SHA-256 " + pinned + gen + "; " + prepared->workload_path + " has SHA-256 " +
-        prepared->workload_sha256 + ", and the artifact store" +
-        (store ? " " + store->root() : std::string()) +
-        " does not hold the run's ELF: rebuild that ELF exactly, or restore the store");
-  }
-  if (!prepared.ok()) return prepared.status();
-  r.workload_sha256 = prepared->workload_sha256;
-  if (prepared->manifest.sha256 != stored.image_sha256) {
-    return Status::InvalidArgument(
-        "image " + stored.image_name + " with SHA-256 " + stored.image_sha256 +
-        " is not available: " + prepared->manifest.manifest_path + " names SHA-256 " +
-        prepared->manifest.sha256 + ", and the artifact store" +
-        (store ? " " + store->root() : std::string()) +
-        " does not hold it (rebuild the image of that run, or point --image-dir at it)");
-  }
-
+  r.image_source = loaded->image_source;
+  r.workload_source = loaded->workload_source;
+  r.workload_sha256 = loaded->workload_sha256;
   // The board: on the lab, the run's own (by its stored identity) unless one was chosen.
   BoardSource source = o.boards;
   if (source.lab() && !o.board_chosen && source.size() > 1) {

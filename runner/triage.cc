@@ -14,6 +14,7 @@
 #include "db/database.h"
 #include "runner/board_worker.h"
 #include "runner/campaign_spec.h"
+#include "runner/stored_run.h"
 
 namespace ctte::runner {
 namespace {
@@ -24,6 +25,7 @@ struct Loaded {
   std::unique_ptr<db::Database> db;
   db::RunRow row;
   RunConfig config;
+  StoredRun stored;  // what reproduces it (runner/stored_run.h): the legs' ring, image and ELF
 };
 
 Result<Loaded> LoadRed(int64_t run_id, const std::string& db_path, const char* what) {
@@ -55,10 +57,47 @@ Result<Loaded> LoadRed(int64_t run_id, const std::string& db_path, const char* w
   return l;
 }
 
+// The red run, and what reproduces it: a leg runs the run's image only with the run's SHA-256,
+// and its ELF as pinned (a user workload included).
+Result<Loaded> LoadRedRun(int64_t run_id, const TriageOptions& o, const char* what) {
+  CTTE_ASSIGN_OR_RETURN(Loaded l, LoadRed(run_id, o.db_path, what));
+  StoredRunOptions so;
+  so.db_path = o.db_path;
+  so.artifacts_dir = o.artifacts_dir;
+  so.execute = o.pool.execute;
+  Result<StoredRun> stored = LoadStoredRun(*l.db, run_id, so);
+  if (!stored.ok()) return stored.status();
+  l.stored = std::move(*stored);
+  return l;
+}
+
+// The folder the campaign's spec was read from, as the run's pinned ELF shows it: the stored
+// spec keeps its user workloads' paths as written ($.workloads.NAME, relative to the spec's
+// folder), and the pin holds the path the soak read. "." when the run is not on a user workload
+// with a relative path.
+std::string SpecDirOf(const Loaded& l, const std::string& spec_text) {
+  Result<std::optional<db::RunPins>> pins = l.db->PinsOfRun(l.row.id);
+  if (!pins.ok() || !*pins || (*pins)->workload_path.empty()) return ".";
+  const nlohmann::json j = nlohmann::json::parse(spec_text, nullptr, false);
+  if (!j.is_object() || !j.contains("workloads") || !j["workloads"].is_object()) return ".";
+  const auto w = j["workloads"].find(l.config.workload);
+  if (w == j["workloads"].end()) return ".";
+  const nlohmann::json& file = w->is_object() && w->contains("elf") ? (*w)["elf"] : *w;
+  if (!file.is_string()) return ".";
+  const std::filesystem::path written = file.get<std::string>();
+  const std::string pinned = (*pins)->workload_path;
+  const std::string suffix = "/" + written.string();
+  if (written.is_absolute() || pinned.size() <= suffix.size() ||
+      pinned.compare(pinned.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return ".";
+  }
+  return pinned.substr(0, pinned.size() - suffix.size());
+}
+
 Result<RunConfig> SpecBaselineOf(const Loaded& l) {
   auto spec = db::TriageStore::CampaignSpec(*l.db, l.row.run.campaign_id);
   if (!spec.ok()) return spec.status();
-  SpecCheck check = ParseCampaignSpec(spec->first);
+  SpecCheck check = ParseCampaignSpec(spec->first, SpecDirOf(l, spec->first));
   if (!check.ok()) {
     return Status::InvalidArgument("campaign of run " + std::to_string(l.row.id) +
                                    ": stored spec_json does not parse: " +
@@ -142,17 +181,11 @@ Json LegJson(const Leg& l) {
   return j;
 }
 
-// The pool's runs ask for the capture ring the red run's campaign asked for ($.capture).
+// The pool's runs as the stored-run loader resolved them: the capture ring the red run's
+// campaign asked for ($.capture), its image pinned by SHA-256, its ELF as pinned.
 Result<BoardPoolOptions> PoolOfCampaign(const Loaded& l, const BoardPoolOptions& pool) {
-  auto spec = db::TriageStore::CampaignSpec(*l.db, l.row.run.campaign_id);
-  if (!spec.ok()) return spec.status();
-  Result<uint64_t> ring = CaptureRingOfSpecText(spec->first);
-  if (!ring.ok()) {
-    return Status::InvalidArgument("campaign of run " + std::to_string(l.row.id) +
-                                   ": stored spec_json: " + ring.status().message());
-  }
   BoardPoolOptions p = pool;
-  p.execute.ring_bytes = *ring;
+  p.execute = l.stored.execute;
   return p;
 }
 
@@ -185,7 +218,7 @@ db::BisectionLegRecord LegRecordOf(const Leg& leg, uint32_t ordinal) {
 }
 
 Result<BisectRunResult> BisectRun(int64_t run_id, const TriageOptions& o) {
-  CTTE_ASSIGN_OR_RETURN(Loaded l, LoadRed(run_id, o.db_path, "bisect"));
+  CTTE_ASSIGN_OR_RETURN(Loaded l, LoadRedRun(run_id, o, "bisect"));
   BisectRunResult out;
   out.run_id = run_id;
   CTTE_ASSIGN_OR_RETURN(out.baseline, ChooseBaseline(l, o.baseline, &out.baseline_source,
@@ -252,7 +285,7 @@ std::string BisectRunResult::ToJson(int indent) const {
 }
 
 Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
-  CTTE_ASSIGN_OR_RETURN(Loaded l, LoadRed(run_id, o.db_path, "triage"));
+  CTTE_ASSIGN_OR_RETURN(Loaded l, LoadRedRun(run_id, o, "triage"));
   if (o.repeats == 0) return Status::InvalidArgument("--repeats: must be at least 1");
   CTTE_ASSIGN_OR_RETURN(const BoardPoolOptions pool, PoolOfCampaign(l, o.pool));
   // The two boards. On the lab: the run's own, found by its stored identity, and another board

@@ -43,6 +43,9 @@ struct TriageOptions {
   std::string out_dir = "out/triage";
   BisectOptions bisect;            ///< repeats is taken from `repeats`
   BoardPoolOptions pool;           ///< boards, execute, board
+  /// The artifact store for the run's image and ELF when the build tree's differ (stored-run
+  /// loader, runner/stored_run.h): "" = "<db_path>.artifacts"; "none" = the build tree only.
+  std::string artifacts_dir;
 };
 
 struct BisectRunResult {

@@ -272,6 +272,53 @@ TEST_F(TriageTest, BisectAndTriageOnDeadBoardsExitTwoAsInfrastructure) {
   EXPECT_EQ(k["classification"], "infrastructure") << t.out;
 }
 
+// The stored-run loader (runner/stored_run.h): a red run on a user workload ($.workloads) is
+// bisected with its ELF as pinned (its legs used to look for the name in workload_dir and all
+// went infra) and replayed; a leg's image whose SHA-256 is not the run's is refused, naming both.
+TEST_F(TriageTest, ARedRunOnAUserWorkloadBisectsAndReplaysAndAnotherImageIsRefused) {
+  const std::string d = *dir_ + "/userwl";
+  fs::create_directories(d + "/img");
+  fs::copy_file(std::string(CTTE_BINARY_DIR) + "/workloads/loop.elf", d + "/mine.elf");
+  std::ofstream(d + "/userwl.json") << R"({"name": "userwl", "seed": "0x7a6", "runs": 4,
+  "images": ["mutant-sync-icnt"], "clocks": {"fabric_mhz": 90, "sink_mhz": 100},
+  "horizon_retirements": 4000, "workloads": {"mine": "mine.elf"},
+  "axes": {"overflow_regime": ["none"], "backpressure": ["none"], "mode": ["btm"],
+           "sync": ["off", "halfwords:6"], "workload": ["mine"], "window": ["full"],
+           "interrupts": ["none"]}})";
+  Cmd s = RunLab("soak " + d + "/userwl.json --db " + d + "/u.db --report-dir ''");
+  ASSERT_EQ(s.exit_code, 1) << s.out;  // red: the half-word sync runs
+  auto db = db::Database::OpenReadOnly(d + "/u.db");
+  ASSERT_TRUE(db.ok());
+  auto red = (*db)->RedRuns("userwl");
+  ASSERT_TRUE(red.ok() && !red->empty());
+  const std::string run = std::to_string(red->front().id);
+  Cmd b = RunLab("bisect " + run + " --baseline spec --repeats 7 --max-repeats 7 --max-pairs 0 "
+                 "--json --db " + d + "/u.db --out-dir " + d + "/triage");
+  ASSERT_EQ(b.exit_code, 0) << b.out;
+  const nlohmann::json j = nlohmann::json::parse(b.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << b.out;
+  EXPECT_EQ(j["culprits"], nlohmann::json::array({"sync"})) << b.out;
+  Cmd r = RunLab("replay " + run + " --db " + d + "/u.db");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("stream: bit-identical"), std::string::npos) << r.out;
+  // Another build of the image (its manifest names another digest), and no artifact store.
+  const std::string img = std::string(CTTE_BINARY_DIR) + "/images/mutant-sync-icnt";
+  fs::copy_file(img + ".so", d + "/img/mutant-sync-icnt.so");
+  std::string manifest = Slurp(img + ".manifest.json");
+  const auto at = manifest.find("\"sha256\": \"") + 11;
+  const std::string run_sha = manifest.substr(at, 64);
+  const std::string other_sha(64, 'e');
+  manifest.replace(at, 64, other_sha);
+  std::ofstream(d + "/img/mutant-sync-icnt.manifest.json") << manifest;
+  for (const char* cmd : {"bisect", "triage"}) {
+    Cmd x = RunLab(std::string(cmd) + " " + run + " --db " + d + "/u.db --image-dir " + d +
+                   "/img --artifacts none --repeats 2");
+    EXPECT_EQ(x.exit_code, 2) << cmd << ": " << x.out;
+    EXPECT_NE(x.out.find(run_sha), std::string::npos) << cmd << ": " << x.out;
+    EXPECT_NE(x.out.find(other_sha), std::string::npos) << cmd << ": " << x.out;
+  }
+}
+
 TEST_F(TriageTest, NightsListCampaignsOfOneNameAcrossSeeds) {
   Cmd again = Soak("flaky", " --seed 0x7a3");
   ASSERT_NE(again.exit_code, 2) << again.out;

@@ -103,6 +103,9 @@ void AddCommon(CLI::App& sub, TriageFlags& f, const char* repeats_help) {
   sub.add_option("--image-dir", f.image_dir, "image manifests");
   sub.add_option("--workload-dir", f.workload_dir, "workload ELFs");
   sub.add_option("--board", f.board_path, "the ctte-board executable");
+  sub.add_option("--artifacts", f.o.artifacts_dir,
+                 "artifact store to fall back on for the run's image and ELF (default "
+                 "<db>.artifacts; \"none\": the build tree only)");
   AddLabFlags(&sub, &f.lab, "the legs run on its boards (triage: the run's own and another)");
   sub.add_flag("--json", f.json, "print JSON");
 }
