@@ -206,13 +206,19 @@ class InputMerger {
       const std::string in_digest = sel.IsNull(9) ? "" : sel.Text(9);
       if (!out_planned && !in_planned && !out_infra && !in_infra &&
           (find.Text(3) != sel.Text(5) || find.Text(4) != in_digest)) {
-        summary_->differing_results.push_back(
+        const std::string what =
             "campaign " + campaign.Label() + " index " + std::to_string(idx) + ": " + in_path_ +
             " has " + sel.Text(5) + " stream " + in_digest.substr(0, 12) + ", " +
             OriginOf(campaign.out_id, idx) + " has " + find.Text(3) + " stream " +
-            find.Text(4).substr(0, 12) + " (kept)");
+            find.Text(4).substr(0, 12);
+        if (!options_.keep_differing) {
+          return Status::InvalidArgument(
+              what + ": two judged runs of one configuration disagree (a determinism finding); "
+                     "refusing to merge (--keep-differing keeps the output's and lists them)");
+        }
+        summary_->differing_results.push_back(what + " (kept)");
       }
-      return Status::Ok();
+      return CarryBisections(src_id, out_id);
     }
     if (!options_.keep_spec_versions) CTTE_RETURN_IF_ERROR(CheckSpecDrift(campaign, idx));
     auto id = CopyRun(src_id, campaign.out_id, std::nullopt, std::nullopt);
@@ -304,6 +310,45 @@ class InputMerger {
     return out_id;
   }
 
+  /// Copies the input's bisections of run `src_id` (with their legs) to the output's run
+  /// `out_id`, each unless the output has one of the same kind and creation time for it.
+  Status CarryBisections(int64_t src_id, int64_t out_id) {
+    const MergeSchema::RunTable* table = nullptr;
+    for (const MergeSchema::RunTable& t : schema_.run_tables) {
+      if (t.shape.name == "bisections") table = &t;
+    }
+    if (table == nullptr) return Status::Ok();
+    Statement in_rows(in_, "SELECT id, kind, created_at FROM bisections WHERE run_id = ?1 "
+                           "ORDER BY id");
+    in_rows.Bind(1, src_id);
+    std::vector<std::tuple<int64_t, std::string, std::string>> rows;
+    CTTE_RETURN_IF_ERROR(in_rows.ForEachRow([&]() -> Status {
+      rows.emplace_back(in_rows.Int(0), in_rows.Text(1), in_rows.Text(2));
+      return Status::Ok();
+    }));
+    for (const auto& [bid, kind, created] : rows) {
+      Statement have(out_, "SELECT 1 FROM bisections WHERE run_id = ?1 AND kind = ?2 AND "
+                           "created_at = ?3");
+      have.Bind(1, out_id);
+      have.Bind(2, kind);
+      have.Bind(3, created);
+      auto found = have.Step();
+      if (!found.ok()) return found.status();
+      if (*found) continue;
+      auto copied = internal::CopyRows(
+          in_, out_, table->shape, {"id = ?1", bid, {{table->run_column, out_id}}, "", {}}, maps_);
+      if (!copied.ok()) return Input(copied.status());
+      for (const MergeSchema::ChildTable& c : schema_.child_tables) {
+        if (c.parent_table != "bisections") continue;
+        Status st = internal::CopyTableOfRun(in_, out_, schema_, c.shape, c.parent_column, bid,
+                                             copied->last_id, maps_);
+        if (!st.ok()) return Input(st);
+      }
+      ++summary_->counts.bisections_added;
+    }
+    return Status::Ok();
+  }
+
   std::string OriginOf(int64_t out_campaign_id, int64_t idx) const {
     auto it = origin_->find({out_campaign_id, idx});
     return it == origin_->end() ? out_path_ : it->second;
@@ -347,6 +392,7 @@ void Add(const MergeCounts& c, MergeCounts* total) {
   total->replays_present += c.replays_present;
   total->images_added += c.images_added;
   total->boards_added += c.boards_added;
+  total->bisections_added += c.bisections_added;
 }
 
 /// Removes a database file that this merge created, with its WAL and shared-memory files.

@@ -10,7 +10,11 @@
 //    is completed in place by a finished input run, and an infra one is replaced in place (its
 //    verdicts, stream and attempts those of the input) by a judged input run (green, red or
 //    invalid: a shard re-run with --retry-infra); an infra input run never replaces a judged one
-//    and is no differing result. A replay already present (same campaign,
+//    and is no differing result. Two judged copies with different results (status or stream
+//    digest) genuinely disagree: the merge is refused (naming campaign, index, both files and
+//    both results) unless keep_differing, which keeps the output's and lists them. A bisection
+//    or triage (bisections, with its legs) of a run already present is carried over unless the
+//    output holds one of the same kind and creation time for it. A replay already present (same campaign,
 //    index, replayed run, start time, wall time, status, digest and config) is not added again.
 //    So merging an input twice, or into an output that holds part of the campaign, adds only
 //    what is missing. A campaign row keeps the earliest created_at of its copies.
@@ -38,6 +42,9 @@ struct MergeOptions {
   /// Merge a campaign whose spec changed under the same name and seed as a second campaign row
   /// (the schema allows it) instead of refusing the indices both versions hold.
   bool keep_spec_versions = false;
+  /// Keep the output's copy of a run whose input copy has another judged result (status or
+  /// stream digest), listing it in differing_results, instead of refusing the merge.
+  bool keep_differing = false;
   int busy_timeout_ms = 10'000;
 };
 
@@ -50,13 +57,14 @@ struct MergeCounts {
   uint64_t replays_present = 0;
   uint64_t images_added = 0;
   uint64_t boards_added = 0;
+  uint64_t bisections_added = 0;  ///< bisections carried for runs already present
 };
 
 struct MergeInputSummary {
   std::string path;
   MergeCounts counts;
-  /// Runs present in both with a different outcome (status or stream digest): the output's is
-  /// kept. Each names campaign, index and both files. Not an error: a determinism finding.
+  /// With keep_differing: runs present in both with a different judged result (status or
+  /// stream digest), the output's kept. Each names campaign, index and both files.
   std::vector<std::string> differing_results;
 };
 

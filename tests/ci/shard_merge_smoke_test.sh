@@ -62,8 +62,34 @@ grep -q '<failure' "$work/u.xml" || fail "JUnit has no failure"
 "$lab" history --db "$work/unsound.db" --campaign smoke >"$work/history-bad.txt" || true
 grep -q "UNSOUND" "$work/history-bad.txt" || fail "history does not say UNSOUND: $(head -30 "$work/history-bad.txt")"
 
-# Merging again (and a shard twice) changes nothing.
+# Precedence (docs/ci.md): shard 1 merged with its first run infra (its board failed), then shard 1
+# re-run with --retry-infra (here its good copy) merged later: the infra row turns green.
+i=$(sqlite3 "$work/shard_1.db" "SELECT MIN(idx) FROM runs WHERE replay_of IS NULL AND idx < 1000000000")
+cp "$work/shard_1.db" "$work/shard_1_infra.db"
+sqlite3 "$work/shard_1_infra.db" "UPDATE runs SET status = 'infra', infra_cause = 'board_died',
+  stream_sha256 = NULL WHERE idx = $i AND replay_of IS NULL; DELETE FROM verdicts WHERE run_id IN
+  (SELECT id FROM runs WHERE idx = $i)"
+"$lab" db merge "$work/retry.db" "$work"/shard_{1_infra,2,3}.db >/dev/null 2>&1 || fail "merge with an infra run"
+[ "$(sqlite3 "$work/retry.db" "SELECT status FROM runs WHERE idx = $i")" = infra ] || fail "run $i not infra"
+"$lab" db merge "$work/retry.db" "$work/shard_1.db" >"$work/retry.log" 2>&1 || { cat "$work/retry.log"; fail "re-merge"; }
+[ "$(sqlite3 "$work/retry.db" "SELECT status FROM runs WHERE idx = $i")" = green ] || fail "the re-run did not turn run $i green"
+"$lab" report smoke --db "$work/retry.db" --check >/dev/null || fail "report --check after the re-run merge"
+# Two judged copies that disagree (another stream for that run): refused, exit 2, the output
+# unchanged; --keep-differing keeps the output's and lists it.
+cp "$work/shard_1.db" "$work/differs.db"
+sqlite3 "$work/differs.db" "UPDATE runs SET stream_sha256 = '$(printf 'e%.0s' $(seq 64))' WHERE idx = $i"
 dump() { sqlite3 "$1" .dump | grep -v '^PRAGMA'; }
+dump "$work/retry.db" >"$work/retry.sql"
+rc=0
+"$lab" db merge "$work/retry.db" "$work/differs.db" >"$work/differs.log" 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q -- '--keep-differing' "$work/differs.log" || { cat "$work/differs.log"; fail "differing merge: exit $rc"; }
+dump "$work/retry.db" | cmp -s - "$work/retry.sql" || fail "a refused merge changed the output"
+"$lab" db merge "$work/retry.db" "$work/differs.db" --keep-differing >"$work/differs.log" 2>&1 ||
+  { cat "$work/differs.log"; fail "--keep-differing"; }
+grep -q 'different result: campaign smoke' "$work/differs.log" || fail "--keep-differing lists nothing"
+[ "$(sqlite3 "$work/retry.db" "SELECT stream_sha256 FROM runs WHERE idx = $i")" != "$(printf 'e%.0s' $(seq 64))" ] || fail "the output's copy not kept"
+
+# Merging again (and a shard twice) changes nothing.
 dump "$work/merged.db" >"$work/before.sql"
 "$lab" db merge "$work/merged.db" "$work"/shard_{3,1,2,1}.db >"$work/merge2.log" 2>&1 ||
   { cat "$work/merge2.log"; fail "second merge failed"; }
@@ -98,4 +124,4 @@ done
 dump "$work/merged.db" | cmp -s - "$work/before.sql" || fail "refused merge changed the output"
 # The output may not be one of the inputs.
 "$lab" db merge "$work/shard_1.db" "$work/shard_1.db" 2>/dev/null && fail "OUT == IN accepted"
-echo "ok: 3 shards of smoke (--runs $runs) merged equal golden/smoke.tsv; every shard's controls kept, a failed one UNSOUND; re-merge, history, report, replay, conflict"
+echo "ok: 3 shards of smoke (--runs $runs) merged equal golden/smoke.tsv; every shard's controls kept, a failed one UNSOUND; an infra row turned green by a re-run; differing results refused; re-merge, history, report, replay, conflict"

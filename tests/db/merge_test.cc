@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "db/database.h"
+#include "db/triage_store.h"
 #include "tests/db/db_fixture.h"
 
 namespace ctte::db {
@@ -313,7 +314,7 @@ TEST(MergeTest, AJudgedRunReplacesAnInfraOneAndAnInfraOneNeverReplacesAJudgedOne
   }
 }
 
-TEST(MergeTest, DifferingResultsForTheSameRunAreReportedAndTheOutputsKept) {
+TEST(MergeTest, DifferingResultsForTheSameRunAreRefusedUnlessKeptAndListed) {
   const std::string in = FreshDbPath("in.db"), out = FreshDbPath("out.db");
   WriteShard(out, {4}, "board-a");
   {
@@ -323,12 +324,67 @@ TEST(MergeTest, DifferingResultsForTheSameRunAreReportedAndTheOutputsKept) {
     r.stream_sha256 = std::string(64, 'c');
     ASSERT_TRUE(db->RecordRun(r, {}).ok());
   }
-  auto s = MergeDatabases(out, {in});
+  // A red copy of a green run: the merge is refused, naming both files, and changes nothing.
+  const std::string before = Snapshot(out);
+  auto refused = MergeDatabases(out, {in});
+  ASSERT_FALSE(refused.ok());
+  for (const std::string& want : {std::string("index 4"), in, out, std::string("disagree"),
+                                  std::string("--keep-differing")}) {
+    EXPECT_NE(refused.status().message().find(want), std::string::npos)
+        << want << ": " << refused.status().ToString();
+  }
+  EXPECT_EQ(Snapshot(out), before);
+  MergeOptions keep;
+  keep.keep_differing = true;
+  auto s = MergeDatabases(out, {in}, keep);
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   ASSERT_EQ(s->inputs[0].differing_results.size(), 1u);
   EXPECT_NE(s->inputs[0].differing_results[0].find("index 4"), std::string::npos);
   auto db = OpenOrDie(out);
   EXPECT_EQ(db->RunsOfCampaign(db->Campaigns()->at(0).id)->at(0).run.status, RunStatus::kGreen);
+}
+
+// A bisection recorded in a shard after its runs were merged travels on a second merge (with
+// its legs and their runs), once: the run is already present, so only the bisection is new.
+TEST(MergeTest, ABisectionOfARunAlreadyPresentIsCarriedOnce) {
+  const std::string in = FreshDbPath("in.db"), out = FreshDbPath("out.db");
+  WriteShard(in, {4, 5}, "board-a");
+  ASSERT_TRUE(MergeDatabases(out, {in}).ok());
+  {
+    auto db = OpenOrDie(in);
+    auto rows = db->RunsOfCampaign(db->Campaigns()->at(0).id);
+    ASSERT_TRUE(rows.ok());
+    BisectionRecord b;
+    b.run_id = rows->at(1).id;  // index 5, the red run
+    b.kind = "bisect";
+    b.created_at = "2026-01-02T00:00:00Z";
+    b.repeats = 2;
+    b.verdict = "culprit";
+    b.culprits = "mode";
+    BisectionLegRecord leg;
+    leg.kind = "original";
+    leg.config_json = "{}";
+    leg.verdict = "reference";
+    leg.runs.push_back({0, 7, "red", "decode_integrity", "", "sim-1", 12});
+    leg.runs.push_back({1, 8, "red", "decode_integrity", "", "sim-1", 13});
+    b.legs.push_back(leg);
+    ASSERT_TRUE(TriageStore::RecordBisection(*db, b).ok());
+  }
+  for (int merge = 0; merge < 2; ++merge) {
+    auto s = MergeDatabases(out, {in});
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(s->total.runs_added, 0u);
+    EXPECT_EQ(s->total.bisections_added, merge == 0 ? 1u : 0u) << "merge " << merge;
+  }
+  auto db = OpenOrDie(out);
+  auto rows = db->RunsOfCampaign(db->Campaigns()->at(0).id);
+  ASSERT_TRUE(rows.ok());
+  auto all = TriageStore::BisectionsOfRun(*db, rows->at(1).id);
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ(all->at(0).culprits, "mode");
+  ASSERT_EQ(all->at(0).legs.size(), 1u);
+  EXPECT_EQ(all->at(0).legs[0].runs.size(), 2u);
 }
 
 TEST(MergeTest, TheOutputCannotBeAnInput) {

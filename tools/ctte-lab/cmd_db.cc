@@ -23,6 +23,7 @@ struct DbFlags {
   std::string output;
   std::vector<std::string> inputs;
   bool keep_spec_versions = false;
+  bool keep_differing = false;
   bool json = false;
   std::string db_path = "out/ctte.db";  ///< gc
   std::string artifacts;                ///< gc: "" = <db>.artifacts
@@ -65,12 +66,13 @@ nlohmann::ordered_json CountsJson(const db::MergeCounts& c) {
   return {{"campaigns_added", c.campaigns_added}, {"runs_added", c.runs_added},
           {"runs_present", c.runs_present},       {"replays_added", c.replays_added},
           {"replays_present", c.replays_present}, {"images_added", c.images_added},
-          {"boards_added", c.boards_added}};
+          {"boards_added", c.boards_added}, {"bisections_added", c.bisections_added}};
 }
 
 int RunMerge(const DbFlags& f) {
   db::MergeOptions options;
   options.keep_spec_versions = f.keep_spec_versions;
+  options.keep_differing = f.keep_differing;
   Result<db::MergeSummary> s = db::MergeDatabases(f.output, f.inputs, options);
   if (!s.ok()) {
     std::fprintf(stderr, "ctte-lab db merge: %s\n", s.status().message().c_str());
@@ -126,14 +128,18 @@ Command DbCommand() {
       CLI::App* merge = sub.add_subcommand(
           "merge",
           "Merge IN databases into OUT (created if absent) in one transaction: campaigns by "
-          "name, spec SHA-256 and seed, runs by index; only missing runs are added; runs that "
-          "disagree are refused");
+          "name, spec SHA-256 and seed, runs by index; only missing runs are added, a judged run "
+          "replaces an infra one, and runs whose config or judged result disagree are refused "
+          "(docs/ci.md)");
       merge->add_option("OUT", flags->output, "output database (never one of the inputs)")
           ->required();
       merge->add_option("IN", flags->inputs, "input databases (read only)")->required();
       merge->add_flag("--keep-spec-versions", flags->keep_spec_versions,
                       "keep a spec changed under the same name and seed as a second campaign "
                       "row instead of refusing the indices both versions ran");
+      merge->add_flag("--keep-differing", flags->keep_differing,
+                      "keep the output's copy of a run whose input copy has another judged "
+                      "result (status or stream), listing each, instead of refusing the merge");
       merge->add_flag("--json", flags->json, "print the merge summary as JSON");
       CLI::App* gc = sub.add_subcommand(
           "gc", "Remove from the artifact store every image and ELF no run of the database "
