@@ -72,6 +72,12 @@ m=$(lines board-b)
   --lab "$work/lab.json" --board-name board-b >"$work/run.out" 2>&1 || { cat "$work/run.out"; fail "run --lab"; }
 grep -q '^board:  board-b (' "$work/run.out" || fail "run names no board"
 ran_since board-b "$m" || fail "run --lab: board-b logged no run"
+m=$(lines board-a)
+"$lab" capture --image "$build/images/ntrace-slim.manifest.json" --workload "$build/workloads/loop.elf" \
+  --fabric-mhz 90 --lab "$work/lab.json" --board-name board-a --out "$work/cap.bin" >"$work/cap.out" 2>&1 || {
+  cat "$work/cap.out"; fail "capture --lab"; }
+[ -s "$work/cap.bin" ] && grep -q 'on board-a' "$work/cap.out" || { cat "$work/cap.out"; fail "capture --lab output"; }
+ran_since board-a "$m" || fail "capture --lab: board-a logged no run"
 id=$(sqlite3 "$work/lab.db" "SELECT id FROM runs WHERE idx = 1 AND replay_of IS NULL")
 owner=$(sqlite3 "$work/lab.db" "SELECT json_extract(b.info_json, '$.name') FROM runs r JOIN boards b ON b.id = r.board_id WHERE r.id = $id")
 m=$(lines "$owner")
@@ -80,7 +86,7 @@ m=$(lines "$owner")
 grep -q "^board:  $owner (" "$work/replay.out" || { cat "$work/replay.out"; fail "replay not on $owner"; }
 grep -q '^stream: bit-identical' "$work/replay.out" || fail "replay not bit-identical"
 ran_since "$owner" "$m" || fail "replay --lab: $owner logged no run"
-echo "ok: run --lab on board-b; replay --lab of run $id on its own board $owner, bit-identical"
+echo "ok: run --lab on board-b, capture --lab on board-a; replay --lab of run $id on its own board $owner, bit-identical"
 
 # 3. bisect and triage.
 cat >"$work/xterm.json" <<'JSON'

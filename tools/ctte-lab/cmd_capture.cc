@@ -1,5 +1,5 @@
 // `ctte-lab capture`: one capture on a simulated board run as a child process (ctte-board next
-// to ctte-lab). The flags become a RunConfig and a plan (runner/cli_config.h, runner/plan.h) and
+// to ctte-lab), or on a lab board (--lab lab.json [--board-name NAME], docs/lab.md). The flags become a RunConfig and a plan (runner/cli_config.h, runner/plan.h) and
 // the capture is one board session (runner/board_session.h: deploy with the SHA-256 verified at
 // the target and the build id read back, both clocks programmed and read back, closure gate,
 // read-back tolerance, run), the same session `run`, `soak` and `replay` use. Writes the
@@ -21,8 +21,10 @@
 #include "lab/remote_board.h"
 #include "lab/wire.h"
 #include "runner/board_session.h"
+#include "runner/board_worker.h"
 #include "runner/plan.h"
 #include "tools/ctte-lab/command.h"
+#include "tools/ctte-lab/lab_source.h"
 #include "tools/ctte-lab/plan_flags.h"
 
 namespace ctte::cli {
@@ -31,6 +33,7 @@ namespace {
 // The shared capture options (tools/ctte-lab/plan_flags.h) plus the capture's own outputs.
 struct CaptureFlags : PlanFlags {
   std::string out, expected_pcs;
+  BoardSourceFlags lab;
 };
 
 int Fail(const char* what, const Status& s) {
@@ -103,13 +106,19 @@ int RunCapture(const CaptureFlags& f) {
   if (!run.ok()) return Fail("usage", run.status());
   if (run->fabric_hz == 0) return Fail("--fabric-mhz", Status::InvalidArgument("no clock given"));
 
+  // The board: a local child, or a lab board (the inventory's first, or --board-name's).
   lab::RemoteBoardOptions bo;
   bo.board_path = BoardPathNextToSelf();
-  Result<std::unique_ptr<lab::RemoteBoard>> board = lab::RemoteBoard::Spawn(bo);
-  if (!board.ok()) return Fail("board", board.status());
+  Result<runner::BoardSource> source = BoardSourceOf(f.lab, bo);
+  if (!source.ok()) return Fail("usage", source.status());
+  if (source->lab()) *source = source->Only(0);
+  runner::BoardWorker board(*source, 0, nullptr, o.ring_bytes);
+  if (Status st = board.Open(); !st.ok()) return Fail(board.name().c_str(), st);
   const runner::BoardSession s = runner::RunBoardSession(
-      **board, run->manifest, run->fabric_hz, run->sink_hz, run->plan, runner::SessionOptions{});
-  (void)(*board)->Shutdown();
+      board.board(), run->manifest, run->fabric_hz, run->sink_hz, run->plan,
+      runner::SessionOptions{});
+  board.Close();
+  if (source->lab()) std::fprintf(stderr, "ctte-lab capture: on %s\n", board.name().c_str());
   switch (s.end) {
     case runner::BoardSession::End::kCaptured: break;
     case runner::BoardSession::End::kInfra:
@@ -147,6 +156,7 @@ Command CaptureCommand() {
       AddPlanOptions(sub, *f, /*required=*/true);
       sub.add_option("--out", f->out, "write the captured bytes here")->required();
       sub.add_option("--expected-pcs", f->expected_pcs, "write the reference PC sequence here");
+      AddLabFlags(&sub, &f->lab, "capture on its first board, or --board-name's");
       return [f] { return RunCapture(*f); };
     }};
 }
