@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <memory>
 
 namespace ctte::reports {
 
@@ -84,6 +86,61 @@ std::string FormatControlTable(const std::vector<ControlRow>& controls) {
   } else {
     out += "controls: " + std::to_string(passed) + "/" + std::to_string(controls.size()) +
            " passed (every gate shown to fail on its mutant, the clean image green)\n";
+  }
+  return out;
+}
+
+std::vector<UntrustedBoard> UntrustedBoards(
+    const std::vector<ControlRow>& controls, const std::vector<db::RunRow>& rows,
+    const std::function<std::string(int64_t)>& board_name) {
+  std::vector<UntrustedBoard> out;
+  const auto find = [&out](const std::string& b) {
+    return std::find_if(out.begin(), out.end(), [&b](const UntrustedBoard& u) { return u.board == b; });
+  };
+  for (const ControlRow& c : controls) {
+    if (!c.passed && !c.board.empty() && find(c.board) == out.end()) out.push_back({c.board});
+  }
+  for (const ControlRow& c : controls) {
+    auto u = find(c.board);
+    if (u == out.end()) continue;
+    ++u->controls;
+    u->failed_controls += c.passed ? 0 : 1;
+  }
+  if (out.empty()) return out;
+  for (const db::RunRow& row : rows) {
+    if (row.run.replay_of || !row.run.board_id || row.run.status == db::RunStatus::kPlanned ||
+        ControlRowOf(row)) {
+      continue;
+    }
+    auto u = find(board_name(*row.run.board_id));
+    if (u != out.end()) ++u->unproven_draws;
+  }
+  return out;
+}
+
+std::function<std::string(int64_t)> BoardNames(const db::Database& db) {
+  auto cache = std::make_shared<std::map<int64_t, std::string>>();
+  return [&db, cache](int64_t id) {
+    auto it = cache->find(id);
+    if (it != cache->end()) return it->second;
+    std::string name;
+    if (Result<db::BoardRecord> b = db.BoardById(id); b.ok()) {
+      const nlohmann::json info = nlohmann::json::parse(b->info_json, nullptr, false);
+      name = info.is_object() && info.contains("name") && info["name"].is_string()
+                 ? info["name"].get<std::string>()
+                 : b->kind + " " + b->serial;
+    }
+    return (*cache)[id] = name;
+  };
+}
+
+std::string FormatUntrusted(const std::vector<UntrustedBoard>& boards) {
+  std::string out;
+  for (const UntrustedBoard& u : boards) {
+    out += u.board + ": " + std::to_string(u.failed_controls) + " of " +
+           std::to_string(u.controls) + " controls failed there: its " +
+           std::to_string(u.unproven_draws) + " draws are unproven (the board is not trusted " +
+           "for this campaign)\n";
   }
   return out;
 }

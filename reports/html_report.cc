@@ -287,7 +287,13 @@ std::string ControlTable(const ReportModel& m) {
          "</td><td>" + (c.passed ? "pass" : "FAIL: " + E(c.reason)) + "</td><td>" +
          std::to_string(c.run_id) + "</td></tr>\n";
   }
-  return h + "</tbody></table></section>\n";
+  h += "</tbody></table>\n";
+  for (const UntrustedBoard& u : m.untrusted) {
+    h += "<p class=\"s-red untrusted\">" + E(u.board) + ": " + std::to_string(u.failed_controls) +
+         " of " + std::to_string(u.controls) + " controls failed there: its " +
+         std::to_string(u.unproven_draws) + " draws are unproven</p>\n";
+  }
+  return h + "</section>\n";
 }
 
 std::string RenderHtml(const ReportModel& m) {

@@ -287,6 +287,7 @@ Result<ReportModel> BuildReportModel(const db::Database& db, const std::string& 
     (row.run.replay_of ? model.replays : model.runs).push_back(std::move(run));
   }
   model.unsound = Unsound(model.controls);
+  model.untrusted = UntrustedBoards(model.controls, *rows, BoardNames(db));
   std::sort(model.replays.begin(), model.replays.end(),
             [](const ReportRun& a, const ReportRun& b) { return a.id < b.id; });
   auto infra = db.InfraByBoardOfCampaign(model.campaign.id);

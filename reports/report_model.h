@@ -118,6 +118,8 @@ struct ReportModel {
   /// of the campaign is marked unsound.
   std::vector<ControlRow> controls;
   bool unsound = false;
+  /// Boards whose control failed: not trusted, their draws unproven (reports::UntrustedBoards).
+  std::vector<UntrustedBoard> untrusted;
   /// Per board: runs, infra attempts, retries, deaths, respawns (db::Database::InfraByBoard,
   /// the same rows `ctte-lab history` shows for a campaign name with one row).
   std::vector<db::BoardInfraCounts> infrastructure;

@@ -6,7 +6,8 @@
 # bad.json (a, c), flaky.json (d, e).
 #  1. soak --lab: the controls run on both agents (each agent caches a mutant image, the control
 #     table names both boards, each with the clean controls); on (a, c) the clean control fails
-#     on board-c: the campaign is UNSOUND (exit 4) and the table names board-c.
+#     on board-c: the campaign is UNSOUND (exit 4), the table names board-c, and board-c's draws
+#     are reported unproven.
 #  2. run --lab --board-name board-b reaches board-b; replay --lab runs on the run's own board,
 #     bit-identical, and names it.
 #  3. bisect --lab and triage --lab of a red run (mutant-sync-icnt) run their legs on the agents;
@@ -64,6 +65,9 @@ rc=0
 grep -Eq "^clean +ntrace-slim +0 +board-c +- +FAIL" "$work/bad.out" || { cat "$work/bad.out"; fail "board-c's clean control"; }
 grep -Eq "^clean +ntrace-slim +0 +board-a +- +pass" "$work/bad.out" || fail "board-a's clean control"
 grep -q '^UNSOUND' "$work/bad.out" || fail "not UNSOUND"
+grep -Eq '^board-c: [0-9]+ of [0-9]+ controls failed there: its [0-9]+ draws are unproven' "$work/bad.out" || {
+  cat "$work/bad.out"; fail "board-c not reported untrusted"; }
+grep -q '^board-a: ' "$work/bad.out" && fail "board-a reported untrusted"
 echo "ok: controls ran on board-a and board-b (14/14); board-c's failed clean control makes UNSOUND"
 
 # 2. run and replay.

@@ -68,5 +68,42 @@ TEST(ControlRowTest, FieldsOfTheWrongTypeReadAsAbsent) {
   EXPECT_FALSE(ControlRowOf(row).has_value());
 }
 
+// A board whose control failed is not trusted: the draws it ran are counted unproven; a board
+// whose controls passed, and draws without a board, are not.
+TEST(ControlRowTest, TheDrawsOfABoardWhoseControlFailedAreUnproven) {
+  const auto control = [](const std::string& board, bool passed) {
+    ControlRow c;
+    c.name = passed ? "clean" : "silent-drop";
+    c.board = board;
+    c.passed = passed;
+    return c;
+  };
+  const std::vector<ControlRow> controls = {control("board-a", true), control("board-c", true),
+                                            control("board-c", false)};
+  std::vector<db::RunRow> rows;
+  for (int64_t b : {1, 2, 2, 2, 1}) {
+    db::RunRow r;
+    r.run.status = db::RunStatus::kGreen;
+    r.run.board_id = b;
+    r.run.config_json = R"({"image": "ntrace-slim"})";
+    rows.push_back(r);
+  }
+  rows[4].run.replay_of = 3;  // a replay is not a draw
+  db::RunRow no_board;
+  no_board.run.status = db::RunStatus::kGreen;
+  rows.push_back(no_board);
+  const auto name = [](int64_t id) { return id == 1 ? std::string("board-a") : std::string("board-c"); };
+  const std::vector<UntrustedBoard> u = UntrustedBoards(controls, rows, name);
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0].board, "board-c");
+  EXPECT_EQ(u[0].failed_controls, 1u);
+  EXPECT_EQ(u[0].controls, 2u);
+  EXPECT_EQ(u[0].unproven_draws, 3u);
+  EXPECT_EQ(FormatUntrusted(u),
+            "board-c: 1 of 2 controls failed there: its 3 draws are unproven (the board is not "
+            "trusted for this campaign)\n");
+  EXPECT_TRUE(UntrustedBoards({control("board-a", true)}, rows, name).empty());
+}
+
 }  // namespace
 }  // namespace ctte::reports

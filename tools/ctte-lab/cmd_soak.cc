@@ -250,9 +250,11 @@ int RunSoakCommand(const SoakFlags& f) {
   }
   const runner::SoakCounts& c = s->campaign;
   std::vector<reports::ControlRow> controls;
+  std::vector<reports::UntrustedBoard> untrusted;  // boards whose control failed
   if (auto db = db::Database::OpenReadOnly(f.db_path); db.ok()) {
     if (auto rows = (*db)->RunsOfCampaign(s->campaign_id); rows.ok()) {
       controls = reports::ControlRows(*rows);
+      untrusted = reports::UntrustedBoards(controls, *rows, reports::BoardNames(**db));
     }
   }
   const bool unsound = s->unsound() || reports::Unsound(controls);
@@ -261,8 +263,14 @@ int RunSoakCommand(const SoakFlags& f) {
     for (const reports::ControlRow& r : controls) {
       cj.push_back({{"control", r.name}, {"image", r.image}, {"round", r.round},
                     {"expect_red", r.expect_red}, {"observed_red", r.observed_red},
-                    {"passed", r.passed}, {"reason", r.reason}, {"run_id", r.run_id}});
+                    {"passed", r.passed}, {"reason", r.reason}, {"run_id", r.run_id},
+                    {"board", r.board}});
       if (!r.shard.empty()) cj.back()["shard"] = r.shard;
+    }
+    nlohmann::ordered_json uj = nlohmann::ordered_json::array();
+    for (const reports::UntrustedBoard& u : untrusted) {
+      uj.push_back({{"board", u.board}, {"failed_controls", u.failed_controls},
+                    {"controls", u.controls}, {"unproven_draws", u.unproven_draws}});
     }
     nlohmann::ordered_json j{
         {"campaign", s->campaign_name}, {"campaign_id", s->campaign_id},
@@ -277,7 +285,7 @@ int RunSoakCommand(const SoakFlags& f) {
                      {"elapsed_seconds", s->elapsed_seconds}}},
         {"campaign_runs", {{"runs", c.done}, {"green", c.green}, {"red", c.red},
                            {"invalid", c.invalid}, {"infra", c.infra}}},
-        {"controls", cj}, {"unsound", unsound},
+        {"controls", cj}, {"untrusted_boards", uj}, {"unsound", unsound},
         {"fatal", s->fatal}};
     nlohmann::ordered_json boards = nlohmann::ordered_json::array();
     for (size_t b = 0; b < s->boards.size(); ++b) {
@@ -304,6 +312,7 @@ int RunSoakCommand(const SoakFlags& f) {
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("%s", reports::FormatControlTable(controls).c_str());
+    std::printf("%s", reports::FormatUntrusted(untrusted).c_str());
     std::printf("soak %s (campaign id %lld): %llu runs this session in %s (%llu already done), "
                 "%llu image deploys on %u boards\n",
                 s->campaign_name.c_str(), static_cast<long long>(s->campaign_id),
