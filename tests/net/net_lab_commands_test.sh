@@ -7,7 +7,8 @@
 #  1. soak --lab: the controls run on both agents (each agent caches a mutant image, the control
 #     table names both boards, each with the clean controls); on (a, c) the clean control fails
 #     on board-c: the campaign is UNSOUND (exit 4), the table names board-c, and board-c's draws
-#     are reported unproven.
+#     are reported unproven. A judge that never fails loss_accounting (lab_judge_test, in process
+#     through the same inventory) fails the silent-drop control on both agents: UNSOUND.
 #  2. run --lab --board-name board-b reaches board-b; replay --lab runs on the run's own board,
 #     bit-identical, and names it.
 #  3. bisect --lab and triage --lab of a red run (mutant-sync-icnt) run their legs on the agents;
@@ -68,7 +69,15 @@ grep -q '^UNSOUND' "$work/bad.out" || fail "not UNSOUND"
 grep -Eq '^board-c: [0-9]+ of [0-9]+ controls failed there: its [0-9]+ draws are unproven' "$work/bad.out" || {
   cat "$work/bad.out"; fail "board-c not reported untrusted"; }
 grep -q '^board-a: ' "$work/bad.out" && fail "board-a reported untrusted"
-echo "ok: controls ran on board-a and board-b (14/14); board-c's failed clean control makes UNSOUND"
+ma=$(lines board-a) mb=$(lines board-b)
+CTTE_LAB_JSON="$work/lab.json" "$build/tests/lab_judge_test" >"$work/judge.out" 2>&1 || {
+  cat "$work/judge.out"; fail "a broken judge on the lab"; }
+for b in board-a board-b; do  # the silent-drop control deployed on each agent
+  m=$([ $b = board-a ] && echo "$ma" || echo "$mb")
+  tail -n +"$((m + 1))" "$work/$b.log" | grep -q '"deploy" (id ' || fail "lab_judge_test: $b logged no deploy"
+  ran_since $b "$m" || fail "lab_judge_test: $b logged no run"
+done
+echo "ok: controls ran on board-a and board-b (14/14); a broken judge and board-c's failed clean control make UNSOUND"
 
 # 2. run and replay.
 m=$(lines board-b)
