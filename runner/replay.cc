@@ -150,6 +150,26 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
   r.replayed = true;
   r.comparison = Compare(**db, run_id, stored, out, &r.first_differing_byte);
   r.identical = out.stream_sha256 == stored.stream_sha256;
+  if (!r.identical) {
+    bool stored_decode_passed = false;
+    if (auto vs = (*db)->VerdictsOfRun(run_id); vs.ok()) {
+      for (const db::VerdictRecord& v : *vs) {
+        if (v.verdict == oracle::VerdictCodeName(oracle::VerdictCode::kDecodeIntegrity)) {
+          stored_decode_passed = v.outcome == db::Outcome::kPass;
+        }
+      }
+    }
+    const std::string why = DecodeEquivalence(stored.metrics_json, stored_decode_passed, out);
+    if (why.empty()) {
+      r.decode_equivalent = true;
+      r.comparison = "decode-equivalent: the same decoded PCs (" +
+                     std::to_string(out.metrics.decoded_instructions) +
+                     " instructions) and the same " + std::to_string(out.metrics.episodes.size()) +
+                     " announced-loss episode(s); the bytes " + r.comparison;
+    } else {
+      r.comparison += "; not decode-equivalent: " + why;
+    }
+  }
 
   db::RunRecord rec = StoredRunRecord(out);
   rec.campaign_id = stored.campaign_id;
@@ -166,6 +186,54 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
   return r;
 }
 
+std::string DecodeEquivalence(const std::string& stored_metrics_json, bool stored_decode_passed,
+                              const RunOutcome& out) {
+  const auto decode_passed = [&out] {
+    for (const oracle::Verdict& v : out.verdicts) {
+      if (v.code == oracle::VerdictCode::kDecodeIntegrity) return v.outcome == oracle::Outcome::kPass;
+    }
+    return false;
+  };
+  if (!stored_decode_passed) return "decode_integrity did not pass on the stored run";
+  if (!decode_passed()) return "decode_integrity did not pass on the replay";
+  const nlohmann::json m = nlohmann::json::parse(stored_metrics_json, nullptr, false);
+  if (!m.is_object()) return "the stored run kept no metrics";
+  const auto u64 = [&m](const char* key) -> std::optional<uint64_t> {
+    const auto it = m.find(key);
+    if (it == m.end() || !it->is_number_unsigned()) return std::nullopt;
+    return it->get<uint64_t>();
+  };
+  const std::pair<const char*, uint64_t> counts[] = {
+      {"decoded_instructions", out.metrics.decoded_instructions},
+      {"announced_lost_instructions", out.metrics.announced_lost_instructions},
+      {"loss_episodes", out.metrics.episodes.size()}};
+  for (const auto& [key, now] : counts) {
+    const std::optional<uint64_t> then = u64(key);
+    if (!then) return std::string("the stored run kept no ") + key;
+    if (*then != now) {
+      return std::string(key) + " " + std::to_string(*then) + " stored, " + std::to_string(now) +
+             " replayed";
+    }
+  }
+  const auto eps = m.find("episodes");
+  if (eps == m.end() || !eps->is_array()) return "the stored run kept no episodes";
+  for (size_t k = 0; k < eps->size() && k < out.metrics.episodes.size(); ++k) {
+    const nlohmann::json& e = (*eps)[k];
+    const oracle::LossEpisode& n = out.metrics.episodes[k];
+    const bool same = e.is_object() && e.value("recovered", !n.recovered) == n.recovered &&
+                      e.value("closed_window", !n.closed_window) == n.closed_window &&
+                      (n.ambiguous ? !e.contains("instructions_missing")
+                                   : e.value("instructions_missing", n.instructions_missing + 1) ==
+                                         n.instructions_missing);
+    if (!same) return "loss episode " + std::to_string(k) + " differs";
+  }
+  return "";
+}
+
+bool IsSimulatedBoardKind(const std::string& kind) {
+  return kind == "sim" || (kind.size() > 4 && kind.compare(kind.size() - 4, 4, ":sim") == 0);
+}
+
 std::string ReplayResult::ToJson(int indent) const {
   nlohmann::ordered_json j = internal::OutcomeToJson(outcome);
   j["replay_of"] = replay_of;
@@ -173,6 +241,9 @@ std::string ReplayResult::ToJson(int indent) const {
   j["replayed"] = replayed;
   j["stored_stream_sha256"] = stored_stream_sha256;
   j["bit_identical"] = identical;
+  j["decode_equivalent"] = decode_equivalent;
+  j["replay_outcome"] = !replayed ? "not_replayed" : identical ? "bit-identical"
+                 : decode_equivalent ? "decode-equivalent" : "differs";
   j["first_differing_byte"] =
       first_differing_byte ? nlohmann::ordered_json(*first_differing_byte) : nlohmann::ordered_json();
   j["comparison"] = comparison;

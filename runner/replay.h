@@ -4,6 +4,8 @@
 //  - The stored run's config_json is planned again (runner/plan.h); the replay is refused
 //    (InvalidArgument) when the image with the stored SHA-256 is not the one available, or when
 //    the stored run kept no stream digest to compare with.
+//  - Outcomes: "bit-identical" (same digest); "decode-equivalent" (the bytes differ, the decode
+//    agrees: DecodeEquivalence); "differs" (the first differing byte offset, or both digests).
 //  - It runs on a fresh board child (and a second one for a determinism twin, which is judged
 //    against a fresh run of the same plan), or on a lab board (ReplayOptions::boards): the run's
 //    own by default, refused (NotFound) when no inventory board reports its identity; `board`
@@ -62,6 +64,9 @@ struct ReplayResult {
   RunOutcome outcome;                          ///< the replay, judged
   bool replayed = false;                       ///< false: could not replay (outcome is infra)
   bool identical = false;
+  /// The bytes differ but the decode agrees (DecodeEquivalence): a real board that cannot
+  /// reproduce bytes (drop positions depend on clock-domain phases) reproduced the run.
+  bool decode_equivalent = false;
   std::optional<uint64_t> first_differing_byte;
   std::string comparison;                      ///< "bit-identical" or "differs: ..."
   int64_t replay_of = 0;                       ///< the original run's id
@@ -76,6 +81,21 @@ struct ReplayResult {
 };
 
 Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& options);
+
+/// Whether a replay whose stream bytes differ from the stored run's still decodes the same
+/// (docs/soak.md, "Replay outcomes"): decode_integrity passed on both (each run's decoded PCs
+/// equal the reference PCs of the one configuration, so they equal each other), the same
+/// decoded and announced-lost instruction counts, and the same announced-loss episodes (their
+/// number, and each stored one's recovered, closed_window and instructions_missing; byte offsets
+/// may differ). "" when decode-equivalent, else the first difference.
+/// `stored_metrics_json`: the stored run's runs.metrics_json.
+std::string DecodeEquivalence(const std::string& stored_metrics_json, bool stored_decode_passed,
+                              const RunOutcome& replay);
+
+/// A simulated board (identity kind "sim" or "...:sim") reproduces bytes: there a
+/// decode-equivalent replay is still a difference (exit 1); on a real board it is a
+/// reproduction (exit 0).
+bool IsSimulatedBoardKind(const std::string& kind);
 
 /// "ctte-lab replay ID --db PATH" (the --db part only when db_path is not empty).
 std::string ReplayCommand(int64_t run_id, const std::string& db_path);

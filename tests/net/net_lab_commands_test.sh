@@ -99,6 +99,15 @@ m=$(lines "$owner")
 grep -q "^board:  $owner (" "$work/replay.out" || { cat "$work/replay.out"; fail "replay not on $owner"; }
 grep -q '^stream: bit-identical' "$work/replay.out" || fail "replay not bit-identical"
 ran_since "$owner" "$m" || fail "replay --lab: $owner logged no run"
+# A stored digest from another board (as a real board would give under other clock phases): the
+# replay's bytes differ, its decode agrees: decode-equivalent, a difference on a simulator (exit 1).
+cp "$work/lab.db" "$work/de.db"
+sqlite3 "$work/de.db" "UPDATE runs SET stream_sha256 = '$(printf 'e%.0s' $(seq 64))' WHERE id = $id"
+rc=0
+"$lab" replay "$id" --db "$work/de.db" --lab "$work/lab.json" --artifacts none --json >"$work/de.json" 2>"$work/de.err" || rc=$?
+[ $rc -eq 1 ] && [ "$(json "$work/de.json" "d['replay_outcome']")" = decode-equivalent ] || {
+  cat "$work/de.json" "$work/de.err"; fail "decode-equivalent replay: exit $rc"; }
+grep -q 'decode-equivalent on a simulated board' "$work/de.err" || fail "no simulated-board note"
 echo "ok: run --lab on board-b, capture --lab on board-a; replay --lab of run $id on its own board $owner, bit-identical"
 
 # 3. bisect and triage.

@@ -1,5 +1,6 @@
 // The run status rules and the outcome's db edge (runner/outcome.h), without boards.
 #include "runner/outcome.h"
+#include "runner/replay.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -208,6 +209,45 @@ TEST(OutcomeTest, TheStoredRowKeepsABoundedEpisodeListAndTotalsOverAll) {
   const auto full = nlohmann::json::parse(out.ToJson());
   EXPECT_EQ(full["metrics"]["episodes"].size(), 10 * n);
   EXPECT_EQ(full["metrics"]["episodes_omitted"], 0);
+}
+
+// Replay outcomes (runner/replay.h): a replay whose bytes differ is decode-equivalent only when
+// both runs decoded to the reference and announced the same losses.
+TEST(ReplayOutcomeTest, DecodeEquivalenceNeedsTheSameDecodeAndTheSameLossEpisodes) {
+  RunOutcome out;
+  out.verdicts.push_back({});  // code kDecodeIntegrity
+  out.verdicts[0].code = oracle::VerdictCode::kDecodeIntegrity;
+  out.verdicts[0].outcome = oracle::Outcome::kPass;
+  out.metrics.decoded_instructions = 1000;
+  out.metrics.announced_lost_instructions = 40;
+  oracle::LossEpisode e;
+  e.error_offset = 77;  // offsets may differ
+  e.recovered = true;
+  e.instructions_missing = 40;
+  out.metrics.episodes = {e};
+  const std::string stored = R"({"decoded_instructions": 1000, "announced_lost_instructions": 40,
+      "loss_episodes": 1, "episodes": [{"error_offset": 91, "recovered": true,
+      "closed_window": false, "ambiguous": false, "instructions_missing": 40}]})";
+  EXPECT_EQ(DecodeEquivalence(stored, true, out), "");
+  EXPECT_EQ(DecodeEquivalence(stored, false, out), "decode_integrity did not pass on the stored run");
+  RunOutcome red = out;
+  red.verdicts[0].outcome = oracle::Outcome::kFail;
+  EXPECT_EQ(DecodeEquivalence(stored, true, red), "decode_integrity did not pass on the replay");
+  RunOutcome fewer = out;
+  fewer.metrics.decoded_instructions = 999;
+  EXPECT_EQ(DecodeEquivalence(stored, true, fewer),
+            "decoded_instructions 1000 stored, 999 replayed");
+  RunOutcome other_loss = out;
+  other_loss.metrics.episodes[0].instructions_missing = 41;
+  EXPECT_EQ(DecodeEquivalence(stored, true, other_loss), "loss episode 0 differs");
+  RunOutcome two = out;
+  two.metrics.episodes.push_back(e);
+  EXPECT_EQ(DecodeEquivalence(stored, true, two), "loss_episodes 1 stored, 2 replayed");
+  EXPECT_EQ(DecodeEquivalence("{}", true, out), "the stored run kept no decoded_instructions");
+  EXPECT_TRUE(IsSimulatedBoardKind("remote:sim"));
+  EXPECT_TRUE(IsSimulatedBoardKind("sim"));
+  EXPECT_FALSE(IsSimulatedBoardKind("remote:zynq"));
+  EXPECT_FALSE(IsSimulatedBoardKind("simulator-x"));
 }
 
 }  // namespace
