@@ -62,8 +62,9 @@ grep -q '<failure' "$work/u.xml" || fail "JUnit has no failure"
 "$lab" history --db "$work/unsound.db" --campaign smoke >"$work/history-bad.txt" || true
 grep -q "UNSOUND" "$work/history-bad.txt" || fail "history does not say UNSOUND: $(head -30 "$work/history-bad.txt")"
 
-# Precedence (docs/ci.md): shard 1 merged with its first run infra (its board failed), then shard 1
-# re-run with --retry-infra (here its good copy) merged later: the infra row turns green.
+# Precedence (docs/ci.md): shard 1 merged with its first run infra (its board failed), then the
+# shard re-run in place with --resume --retry-infra and merged again: the infra row turns green,
+# its failed attempt kept in run_attempts.
 i=$(sqlite3 "$work/shard_1.db" "SELECT MIN(idx) FROM runs WHERE replay_of IS NULL AND idx < 1000000000")
 cp "$work/shard_1.db" "$work/shard_1_infra.db"
 sqlite3 "$work/shard_1_infra.db" "UPDATE runs SET status = 'infra', infra_cause = 'board_died',
@@ -71,8 +72,13 @@ sqlite3 "$work/shard_1_infra.db" "UPDATE runs SET status = 'infra', infra_cause 
   (SELECT id FROM runs WHERE idx = $i)"
 "$lab" db merge "$work/retry.db" "$work"/shard_{1_infra,2,3}.db >/dev/null 2>&1 || fail "merge with an infra run"
 [ "$(sqlite3 "$work/retry.db" "SELECT status FROM runs WHERE idx = $i")" = infra ] || fail "run $i not infra"
-"$lab" db merge "$work/retry.db" "$work/shard_1.db" >"$work/retry.log" 2>&1 || { cat "$work/retry.log"; fail "re-merge"; }
+"$lab" soak "$src/campaigns/smoke.json" --shard 1/3 --runs $runs --boards 2 --db "$work/shard_1_infra.db" \
+  --resume smoke --retry-infra --report-dir "" >"$work/retry-soak.log" 2>&1 || {
+  cat "$work/retry-soak.log"; fail "soak --resume --retry-infra of shard 1"; }
+"$lab" db merge "$work/retry.db" "$work/shard_1_infra.db" >"$work/retry.log" 2>&1 || { cat "$work/retry.log"; fail "re-merge"; }
 [ "$(sqlite3 "$work/retry.db" "SELECT status FROM runs WHERE idx = $i")" = green ] || fail "the re-run did not turn run $i green"
+[ "$(sqlite3 "$work/retry.db" "SELECT COUNT(*) FROM run_attempts a JOIN runs r ON r.id = a.run_id WHERE r.idx = $i")" -ge 1 ] ||
+  fail "the infra attempt of run $i was not kept"
 "$lab" report smoke --db "$work/retry.db" --check >/dev/null || fail "report --check after the re-run merge"
 # Two judged copies that disagree (another stream for that run): refused, exit 2, the output
 # unchanged; --keep-differing keeps the output's and lists it.
