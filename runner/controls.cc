@@ -41,6 +41,10 @@ uint64_t ControlIndex(uint32_t round, size_t k, uint32_t slot) {
 
 bool IsControlIndex(uint64_t index) { return index >= kControlIndexBase; }
 
+uint32_t ControlIndexSlot(uint64_t index) {
+  return static_cast<uint32_t>((index - kControlIndexBase) / kMaxControls / kMaxControlRounds);
+}
+
 Result<std::vector<std::vector<size_t>>> ControlPlacement(const CampaignSpec& spec,
                                                           unsigned boards) {
   boards = std::max(boards, 1u);
@@ -213,6 +217,7 @@ void ControlWorker(ControlShared* s, unsigned slot) {
     const RunConfig c = DrawControl(*s->spec, k, s->round, s->options->shard, slot);
     const std::string started = NowIsoUtc();
     std::string manifest_text;
+    std::vector<RunAttempt> attempts;  // a failed first attempt, kept in run_attempts
     RunOutcome out = worker.Run(
         [&](SoakBoard& board) -> RunOutcome {
           Result<PreparedRun> prepared = PrepareRun(c, o.execute);
@@ -221,7 +226,7 @@ void ControlWorker(ControlShared* s, unsigned slot) {
           manifest_text = text.ok() ? *text : "";
           return ExecuteControl(&*prepared, board, o.execute);
         },
-        nullptr, started);
+        &attempts, started);
     ApplyVerdictOverride(o.TEST_verdict_override, &out);
     ControlResult result = JudgeControl(out);
     result.board = worker.name();
@@ -241,7 +246,8 @@ void ControlWorker(ControlShared* s, unsigned slot) {
     const bool keep = o.store_all_streams || out.status == RunStatus::kRed ||
                       out.status == RunStatus::kInvalid;
     Result<int64_t> id = (*db)->RecordRun(rec, out.VerdictRecords(),
-                                          keep && !out.stream.empty() ? &out.stream : nullptr);
+                                          keep && !out.stream.empty() ? &out.stream : nullptr,
+                                          ToAttemptRecords(attempts));
     if (!id.ok()) return fail("database: control " + result.name + ": " + id.status().ToString());
     result.run_id = *id;
     std::lock_guard<std::mutex> lk(s->mu);

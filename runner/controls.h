@@ -57,6 +57,8 @@ constexpr uint64_t kMaxControlRounds = 100'000;
 uint32_t ControlShardSlot(const ShardSpec& shard);
 uint64_t ControlIndex(uint32_t round, size_t k, uint32_t slot = 0);
 bool IsControlIndex(uint64_t index);
+/// The shard slot (ControlShardSlot) of a control index.
+uint32_t ControlIndexSlot(uint64_t index);
 
 /// The configuration of control k (0-based, spec order) in round `round`, run by `shard`, on
 /// board `board` of the placement (its index carries k' = board * K + k).

@@ -121,9 +121,13 @@ Result<SoakSummary> RunSoak(const SoakOptions& options, const SoakProgressFn& pr
     if (options.resume.empty()) {
       return Status::InvalidArgument("--retry-infra needs --resume CAMPAIGN");
     }
+    // This shard's draws, and its own control runs: an infra control proved nothing (it is not
+    // a gate that failed), so it runs again too, its attempt kept.
     Result<std::vector<uint64_t>> requeued = db.RequeueInfraRuns(
-        summary.campaign_id,
-        [&](uint64_t i) { return InShard(options.shard, i) && !IsControlIndex(i); });
+        summary.campaign_id, [&](uint64_t i) {
+          return IsControlIndex(i) ? ControlIndexSlot(i) == ControlShardSlot(options.shard)
+                                   : InShard(options.shard, i);
+        });
     if (!requeued.ok()) return requeued.status();
     summary.requeued_infra = requeued->size();
   }

@@ -7,7 +7,8 @@
 //    moment therefore loses no committed run and leaves no half run.
 //  - Resume: the runs already finished in the campaign row are skipped; every other index is
 //    drawn and run exactly as the uninterrupted campaign would have (Draw is a pure function).
-//    With retry_infra the infra runs first go back to planned (their outcome kept as an earlier
+//    With retry_infra the infra runs (this shard's draws and its own control runs: an infra
+//    control proved nothing) first go back to planned (their outcome kept as an earlier
 //    attempt), so they are run again in place.
 //  - A determinism twin (Draw sets twin_of) never starts while the run it repeats is in flight,
 //    and goes to another board when there is one (runner/scheduler.h). It is judged against

@@ -11,6 +11,7 @@
 
 #include "db/database.h"
 #include "lab/board.h"
+#include "lab/board_wrapper.h"
 #include "runner/soak.h"
 #include "tests/runner/soak_test_support.h"
 
@@ -80,6 +81,56 @@ TEST(SoakControlsTest, ControlsRunFirstAndAreStoredApartFromTheDraws) {
   auto rows = (*d)->RunsOfCampaign(s->campaign_id);
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(rows->size(), 6u);
+}
+
+// A board that refuses its next `failures` deploys of image `image` (a transient lab failure).
+class FlakyDeployBoard : public lab::BoardWrapper {
+ public:
+  FlakyDeployBoard(lab::Board* inner, std::string image, std::shared_ptr<int> failures)
+      : BoardWrapper(inner), image_(std::move(image)), failures_(std::move(failures)) {}
+  Result<lab::DeployReceipt> Deploy(const lab::DeployRequest& request) override {
+    if (request.name == image_ && *failures_ > 0) {
+      --*failures_;
+      return Status::IOError("TEST: injected deploy failure of " + image_);
+    }
+    return BoardWrapper::Deploy(request);
+  }
+
+ private:
+  std::string image_;
+  std::shared_ptr<int> failures_;
+};
+
+// M1 of the 2026-12-02 review: an infra control proved nothing; it is not a gate that failed.
+// A control whose deploy failed twice (infra after the one retry) makes the campaign UNSOUND;
+// `--resume --retry-infra` runs it again in place (its infra attempt kept) and the campaign is
+// sound. It used to stay UNSOUND for ever: --retry-infra skipped control indices.
+TEST(SoakControlsTest, RetryInfraRerunsAnInfraControlInPlace) {
+  SoakOptions o = ControlOptions("retry", kControlSpec);
+  o.boards.count = 1;
+  auto failures = std::make_shared<int>(2);
+  o.boards.TEST_wrap = [failures](lab::Board* inner, unsigned) {
+    return std::make_unique<FlakyDeployBoard>(inner, "mutant-silent-drop", failures);
+  };
+  auto first = RunSoak(o, nullptr);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(first->unsound());
+  EXPECT_EQ(*failures, 0);
+  o.resume = "soak-controls";
+  o.retry_infra = true;
+  auto again = RunSoak(o, nullptr);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->requeued_infra, 1u);
+  EXPECT_FALSE(again->unsound());
+  for (const ControlResult& c : again->controls) EXPECT_TRUE(c.passed) << c.name << ": " << c.reason;
+  auto d = db::Database::Open(o.db_path);
+  ASSERT_TRUE(d.ok());
+  auto rows = (*d)->RunsOfCampaign(again->campaign_id);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->size(), 4u);  // 2 draws, 2 controls: the control row completed in place
+  size_t attempts = 0;
+  for (const db::RunRow& r : *rows) attempts += (*d)->AttemptsOfRun(r.id)->size();
+  EXPECT_EQ(attempts, 2u) << "the first session's failed attempt and its infra outcome";
 }
 
 TEST(SoakControlsTest, AJudgeThatAlwaysPassesMakesTheCampaignUnsound) {
