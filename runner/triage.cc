@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <optional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -314,11 +315,29 @@ Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
                               was.serial + ", which no board of the lab reports (" +
                               same.status().message() + ")");
     }
-    const unsigned other = *same == 0 ? 1 : 0;
+    // The other board: another of the lab that can host the run's image, a board of the same
+    // kind (a Zynq image does not load on a simulator, nor the reverse).
+    std::optional<unsigned> other;
+    std::string seen;
+    for (unsigned slot = 0; slot < pool.boards.size() && !other; ++slot) {
+      if (slot == *same) continue;
+      BoardWorker w(pool.boards, slot, nullptr, 0);
+      const Status st = w.Open();
+      const std::string kind = w.identity().kind;
+      w.Close();
+      seen += (seen.empty() ? "" : "; ") + pool.boards.Name(slot) + ": " +
+              (st.ok() ? kind : "cannot open: " + st.ToString());
+      if (st.ok() && kind == was.kind) other = slot;
+    }
+    if (!other) {
+      return Status::InvalidArgument("triage on the lab needs two boards of kind " + was.kind +
+                                     ", the run's (" + pool.boards.Name(*same) +
+                                     ") and another; the others: " + seen);
+    }
     leg_boards[0] = pool.boards.Only(*same);
-    leg_boards[1] = pool.boards.Only(other);
+    leg_boards[1] = pool.boards.Only(*other);
     serials[0] = pool.boards.Name(*same);
-    serials[1] = pool.boards.Name(other);
+    serials[1] = pool.boards.Name(*other);
   } else {
     std::string serial = "sim-triage";
     if (l.row.run.board_id) {
