@@ -127,6 +127,11 @@ std::optional<StoredControl> StoredControlOf(const RunRow& row) {
   return r;
 }
 
+std::string StoredBoardName(const BoardRecord& board) {
+  const nlohmann::json info = nlohmann::json::parse(board.info_json, nullptr, false);
+  return info.is_object() ? StringAt(info, "name") : std::string();
+}
+
 bool IsBoardDeath(std::string_view infra_cause) {
   return infra_cause == InfraCauseName(InfraCause::kBoardDied) ||
          infra_cause == InfraCauseName(InfraCause::kBoardTimeout);

@@ -171,6 +171,10 @@ struct StoredControl {
 /// nullopt when the row is not an original control run (a draw, a replay, no marker).
 std::optional<StoredControl> StoredControlOf(const RunRow& row);
 
+/// The name a board row was registered under (info_json "name", runner/board_worker.h), or ""
+/// (rows from before names, or an info of another shape).
+std::string StoredBoardName(const BoardRecord& board);
+
 struct VerdictRecord {
   std::string verdict;         ///< verdict code name, e.g. "decode_integrity" (docs/verdicts.md)
   Outcome outcome = Outcome::kNotApplicable;

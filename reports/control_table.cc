@@ -125,10 +125,8 @@ std::function<std::string(int64_t)> BoardNames(const db::Database& db) {
     if (it != cache->end()) return it->second;
     std::string name;
     if (Result<db::BoardRecord> b = db.BoardById(id); b.ok()) {
-      const nlohmann::json info = nlohmann::json::parse(b->info_json, nullptr, false);
-      name = info.is_object() && info.contains("name") && info["name"].is_string()
-                 ? info["name"].get<std::string>()
-                 : b->kind + " " + b->serial;
+      name = db::StoredBoardName(*b);
+      if (name.empty()) name = b->kind + " " + b->serial;
     }
     return (*cache)[id] = name;
   };

@@ -113,14 +113,16 @@ void BoardWorker::Kill() {
   if (pid > 0) ::kill(pid, SIGKILL);
 }
 
-Result<unsigned> FindBoardSlot(const BoardSource& source, const std::string& kind,
-                               const std::string& serial, const std::string& name_hint) {
+Result<unsigned> FindBoardSlot(const BoardSource& source,
+                               const std::function<bool(const lab::BoardIdentity&)>& match,
+                               const std::string& wanted, const std::string& name_hint,
+                               std::optional<unsigned> skip) {
   std::vector<unsigned> order;  // the hinted slot first
   for (unsigned s = 0; s < source.size(); ++s) {
-    if (source.Name(s) == name_hint) order.push_back(s);
+    if (s != skip && source.Name(s) == name_hint) order.push_back(s);
   }
   for (unsigned s = 0; s < source.size(); ++s) {
-    if (source.Name(s) != name_hint) order.push_back(s);
+    if (s != skip && source.Name(s) != name_hint) order.push_back(s);
   }
   std::string seen;
   for (const unsigned slot : order) {
@@ -130,9 +132,18 @@ Result<unsigned> FindBoardSlot(const BoardSource& source, const std::string& kin
     w.Close();
     seen += (seen.empty() ? "" : "; ") + source.Name(slot) + ": " +
             (st.ok() ? id.kind + " serial " + id.serial : "cannot open: " + st.ToString());
-    if (st.ok() && id.kind == kind && id.serial == serial) return slot;
+    if (st.ok() && match(id)) return slot;
   }
-  return Status::NotFound("no board reports " + kind + " serial " + serial + " (" + seen + ")");
+  return Status::NotFound("no board " + wanted + " (" + (seen.empty() ? "no other board" : seen) +
+                          ")");
+}
+
+Result<unsigned> FindBoardSlot(const BoardSource& source, const std::string& kind,
+                               const std::string& serial, const std::string& name_hint) {
+  return FindBoardSlot(
+      source,
+      [&](const lab::BoardIdentity& id) { return id.kind == kind && id.serial == serial; },
+      "reports " + kind + " serial " + serial, name_hint);
 }
 
 BoardSet::BoardSet(const BoardSource& source, const std::string& db_path, uint64_t ring_bytes) {

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,9 +85,14 @@ class BoardWorker {
   uint64_t retired_deploys_ = 0;
 };
 
-/// The slot of `source` whose board reports identity (`kind`, `serial`): each board is opened,
-/// identified and closed in turn, the slot named `name_hint` first. NotFound naming the
-/// identity and what each board reported (or why it could not be opened).
+/// The first slot of `source` (but `skip`) whose board's identity `match`es: each board is
+/// opened, identified and closed in turn, the slot named `name_hint` first. NotFound saying
+/// `wanted` and what each board reported (or why it could not be opened).
+Result<unsigned> FindBoardSlot(const BoardSource& source,
+                               const std::function<bool(const lab::BoardIdentity&)>& match,
+                               const std::string& wanted, const std::string& name_hint = "",
+                               std::optional<unsigned> skip = std::nullopt);
+/// The slot whose board reports identity (`kind`, `serial`).
 Result<unsigned> FindBoardSlot(const BoardSource& source, const std::string& kind,
                                const std::string& serial, const std::string& name_hint);
 

@@ -100,9 +100,7 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
     }
     Result<db::BoardRecord> was = (*db)->BoardById(*stored.board_id);
     if (!was.ok()) return was.status();
-    const nlohmann::json info = nlohmann::json::parse(was->info_json, nullptr, false);
-    const std::string hint =
-        info.is_object() && info.contains("name") && info["name"].is_string() ? info["name"].get<std::string>() : "";
+    const std::string hint = db::StoredBoardName(*was);
     Result<unsigned> slot = FindBoardSlot(source, was->kind, was->serial, hint);
     if (!slot.ok()) {
       return Status::NotFound("run " + std::to_string(run_id) + " ran on " +

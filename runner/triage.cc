@@ -304,10 +304,7 @@ Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
       return Status::InvalidArgument("run " + std::to_string(run_id) + " stored no board");
     }
     CTTE_ASSIGN_OR_RETURN(const db::BoardRecord was, l.db->BoardById(*l.row.run.board_id));
-    const nlohmann::json info = nlohmann::json::parse(was.info_json, nullptr, false);
-    const std::string hint = info.is_object() && info.contains("name") && info["name"].is_string()
-                                 ? info["name"].get<std::string>()
-                                 : "";
+    const std::string hint = db::StoredBoardName(was);
     Result<unsigned> same = FindBoardSlot(pool.boards, was.kind, was.serial, hint);
     if (!same.ok()) {
       return Status::NotFound("run " + std::to_string(run_id) + " ran on " +
@@ -317,22 +314,13 @@ Result<TriageRunResult> TriageRun(int64_t run_id, const TriageOptions& o) {
     }
     // The other board: another of the lab that can host the run's image, a board of the same
     // kind (a Zynq image does not load on a simulator, nor the reverse).
-    std::optional<unsigned> other;
-    std::string seen;
-    for (unsigned slot = 0; slot < pool.boards.size() && !other; ++slot) {
-      if (slot == *same) continue;
-      BoardWorker w(pool.boards, slot, nullptr, 0);
-      const Status st = w.Open();
-      const std::string kind = w.identity().kind;
-      w.Close();
-      seen += (seen.empty() ? "" : "; ") + pool.boards.Name(slot) + ": " +
-              (st.ok() ? kind : "cannot open: " + st.ToString());
-      if (st.ok() && kind == was.kind) other = slot;
-    }
-    if (!other) {
+    Result<unsigned> other = FindBoardSlot(
+        pool.boards, [&was](const lab::BoardIdentity& id) { return id.kind == was.kind; },
+        "of kind " + was.kind + " but the run's", "", *same);
+    if (!other.ok()) {
       return Status::InvalidArgument("triage on the lab needs two boards of kind " + was.kind +
-                                     ", the run's (" + pool.boards.Name(*same) +
-                                     ") and another; the others: " + seen);
+                                     ", the run's (" + pool.boards.Name(*same) + ") and another: " +
+                                     other.status().message());
     }
     leg_boards[0] = pool.boards.Only(*same);
     leg_boards[1] = pool.boards.Only(*other);

@@ -146,6 +146,11 @@ red_c=$(sqlite3 "$work/c.db" "SELECT id FROM runs WHERE status = 'red' ORDER BY 
 [ "$(json "$work/tc.json" "d['classification']")" = board_specific ] || { cat "$work/tc.json"; fail "not board_specific"; }
 json "$work/tc.json" "d['summary']" | grep -q 'red on board-c' || fail "board_specific names no board-c"
 echo "ok: triage --lab says $(json "$work/tc.json" "d['summary']")"
+# Replay on the lab finds the run's own board by its identity, or says it is not there.
+rc=0
+"$lab" replay "$red_c" --db "$work/c.db" --lab "$work/lab.json" >"$work/gone.out" 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q 'board-c, remote:sim serial .*no board reports .*board-a: .*board-b: .*--board-name' "$work/gone.out" || {
+  cat "$work/gone.out"; fail "replay of a board-c run on (a, b): exit $rc"; }
 
 sed 's/"runs": 3/"runs": 6/' "$work/plain.json" >"$work/plain6.json"
 "$lab" soak "$work/plain6.json" --lab "$work/flaky.json" --board-name board-d --db "$work/f.db" \
