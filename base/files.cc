@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "base/output.h"
 
 namespace ctte {
 namespace {
@@ -108,10 +107,6 @@ Result<std::string> ReadFileText(const std::string& path, const ReadLimits& limi
   auto bytes = ReadFileBytes(path, limits);
   if (!bytes.ok()) return bytes.status();
   return std::string(bytes->begin(), bytes->end());
-}
-
-Status WriteFileAtomic(const std::string& path, const void* data, size_t size) {
-  return WriteOutputFile(path, data, size, OutputOptions{});
 }
 
 }  // namespace ctte

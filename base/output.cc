@@ -395,4 +395,10 @@ Status OutputFileWriter::Commit() {
   return Status::Ok();
 }
 
+// Declared in base/files.h; defined here, so that files.cc does not include output.h (the one
+// include cycle of base/ was files.cc <-> output.cc).
+Status WriteFileAtomic(const std::string& path, const void* data, size_t size) {
+  return WriteOutputFile(path, data, size, OutputOptions{});
+}
+
 }  // namespace ctte
