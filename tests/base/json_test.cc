@@ -161,8 +161,13 @@ double ParseCpuSeconds(int keys) {
 }
 
 TEST(JsonTest, AManyKeyObjectParsesInLinearTime) {
-  const double small = ParseCpuSeconds(50000);
-  const double large = ParseCpuSeconds(200000);
+  // The least of three measurements each: a parallel ctest run shares the cores and the caches
+  // (the single measurement failed once in a parallel `ctest -L unit -j2`).
+  double small = 1e9, large = 1e9;
+  for (int i = 0; i < 3; ++i) {
+    small = std::min(small, ParseCpuSeconds(50000));
+    large = std::min(large, ParseCpuSeconds(200000));
+  }
   EXPECT_LT(large, 10 * small) << "50 000 keys: " << small << " s, 200 000 keys: " << large
                                << " s of CPU";
 }
