@@ -18,17 +18,10 @@ std::optional<ControlRow> ControlRowOf(const db::RunRow& row) {
   const std::optional<db::StoredControl> c = db::StoredControlOf(row);
   if (!c) return std::nullopt;
   ControlRow r;
+  static_cast<db::StoredControl&>(r) = *c;
   r.run_id = row.id;
-  r.name = c->name;
-  r.image = c->image;
-  r.round = c->round;
-  r.shard = c->shard;
-  r.board = c->board;
-  r.expect_red = c->expect_red;
   r.status = row.run.status;
-  r.passed = c->passed;
-  r.observed_red = c->observed_red;
-  r.reason = c->has_result ? c->reason : "no control result stored";
+  if (!c->has_result) r.reason = "no control result stored";
   return r;
 }
 

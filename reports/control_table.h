@@ -15,18 +15,11 @@
 
 namespace ctte::reports {
 
-struct ControlRow {
+/// What db::StoredControl reads (expect_red empty: a clean control, which must be green; reason:
+/// why it failed, or "no control result stored"), with the row's id and status.
+struct ControlRow : db::StoredControl {
   int64_t run_id = 0;
-  std::string name;
-  std::string image;
-  uint32_t round = 0;
-  std::string shard;                      ///< "I/N" of the shard that ran it; "" unsharded
-  std::string board;                      ///< the board that ran it ("" unnamed)
-  std::vector<std::string> expect_red;    ///< empty: a clean control (must be green)
-  std::vector<std::string> observed_red;
   db::RunStatus status = db::RunStatus::kPlanned;
-  bool passed = false;
-  std::string reason;                     ///< why it failed
 };
 
 /// "R", or "R (shard I/N)" for a control a shard of a sharded soak ran.

@@ -140,6 +140,7 @@ ControlResult JudgeControl(const RunOutcome& out) {
   r.round = out.config.control->round;
   r.shard = out.config.control->shard;
   r.expect_red = out.config.control->expect_red;
+  r.has_result = true;
   r.status = out.status;
   for (const oracle::Verdict& v : out.verdicts) {
     if (v.outcome == oracle::Outcome::kFail) r.observed_red.push_back(VerdictCodeName(v.code));
@@ -175,17 +176,9 @@ std::optional<ControlResult> StoredResult(const db::RunRow& row) {
   const std::optional<db::StoredControl> c = db::StoredControlOf(row);
   if (!c) return std::nullopt;
   ControlResult r;
-  r.name = c->name;
-  r.image = c->image;
-  r.round = c->round;
-  r.shard = c->shard;
-  r.board = c->board;
-  r.expect_red = c->expect_red;
+  static_cast<db::StoredControl&>(r) = *c;
   r.run_id = row.id;
   r.status = FromDbStatus(row.run.status).value_or(RunStatus::kInfra);  // planned: not run
-  r.passed = c->passed;
-  r.reason = c->reason;
-  r.observed_red = c->observed_red;
   return r;
 }
 

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "db/records.h"
 #include "lab/board.h"
 #include "lab/remote_board.h"
 #include "oracle/verdict.h"
@@ -79,17 +80,11 @@ RunOutcome ExecuteControl(PreparedRun* run, lab::Board& board, const ExecuteOpti
 bool ControlPassed(const std::vector<std::string>& expect_red, RunStatus status,
                    const std::vector<std::string>& observed_red, std::string* reason);
 
-struct ControlResult {
-  std::string name;
-  std::string image;
-  uint32_t round = 0;
-  std::string shard;                      ///< "I/N" of the shard that ran it; "" unsharded
-  std::string board;                      ///< the board it ran on (BoardSource::Name)
-  std::vector<std::string> expect_red;
-  std::vector<std::string> observed_red;  ///< verdicts that failed, code order
+/// A control's result: what db::StoredControl stores (name, image, round, shard, board,
+/// expect_red, observed_red in code order, passed, reason: why it failed, "" when it passed),
+/// with the run's status and row.
+struct ControlResult : db::StoredControl {
   RunStatus status = RunStatus::kInfra;
-  bool passed = false;
-  std::string reason;                     ///< why it failed; "" when it passed
   int64_t run_id = 0;
 };
 
