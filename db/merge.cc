@@ -313,39 +313,9 @@ class InputMerger {
   /// Copies the input's bisections of run `src_id` (with their legs) to the output's run
   /// `out_id`, each unless the output has one of the same kind and creation time for it.
   Status CarryBisections(int64_t src_id, int64_t out_id) {
-    const MergeSchema::RunTable* table = nullptr;
-    for (const MergeSchema::RunTable& t : schema_.run_tables) {
-      if (t.shape.name == "bisections") table = &t;
-    }
-    if (table == nullptr) return Status::Ok();
-    Statement in_rows(in_, "SELECT id, kind, created_at FROM bisections WHERE run_id = ?1 "
-                           "ORDER BY id");
-    in_rows.Bind(1, src_id);
-    std::vector<std::tuple<int64_t, std::string, std::string>> rows;
-    CTTE_RETURN_IF_ERROR(in_rows.ForEachRow([&]() -> Status {
-      rows.emplace_back(in_rows.Int(0), in_rows.Text(1), in_rows.Text(2));
-      return Status::Ok();
-    }));
-    for (const auto& [bid, kind, created] : rows) {
-      Statement have(out_, "SELECT 1 FROM bisections WHERE run_id = ?1 AND kind = ?2 AND "
-                           "created_at = ?3");
-      have.Bind(1, out_id);
-      have.Bind(2, kind);
-      have.Bind(3, created);
-      auto found = have.Step();
-      if (!found.ok()) return found.status();
-      if (*found) continue;
-      auto copied = internal::CopyRows(
-          in_, out_, table->shape, {"id = ?1", bid, {{table->run_column, out_id}}, "", {}}, maps_);
-      if (!copied.ok()) return Input(copied.status());
-      for (const MergeSchema::ChildTable& c : schema_.child_tables) {
-        if (c.parent_table != "bisections") continue;
-        Status st = internal::CopyTableOfRun(in_, out_, schema_, c.shape, c.parent_column, bid,
-                                             copied->last_id, maps_);
-        if (!st.ok()) return Input(st);
-      }
-      ++summary_->counts.bisections_added;
-    }
+    Result<uint64_t> added = internal::CarryBisectionsOfRun(in_, out_, schema_, src_id, out_id, maps_);
+    if (!added.ok()) return Input(added.status());
+    summary_->counts.bisections_added += *added;
     return Status::Ok();
   }
 
@@ -368,21 +338,6 @@ class InputMerger {
   internal::IdMaps maps_;                      // input id -> output id, per table
   std::map<int64_t, CampaignKey> campaigns_;   // input id -> output campaign
 };
-
-bool SameShape(const MergeSchema& a, const MergeSchema& b) {
-  if (!(a.campaigns == b.campaigns && a.images == b.images && a.boards == b.boards &&
-        a.runs == b.runs && a.run_tables.size() == b.run_tables.size())) {
-    return false;
-  }
-  for (size_t k = 0; k < a.run_tables.size(); ++k) {
-    if (!(a.run_tables[k].shape == b.run_tables[k].shape)) return false;
-  }
-  if (a.child_tables.size() != b.child_tables.size()) return false;
-  for (size_t k = 0; k < a.child_tables.size(); ++k) {
-    if (!(a.child_tables[k].shape == b.child_tables[k].shape)) return false;
-  }
-  return true;
-}
 
 void Add(const MergeCounts& c, MergeCounts* total) {
   total->campaigns_added += c.campaigns_added;
@@ -464,7 +419,7 @@ Result<MergeSummary> MergeDatabases(const std::string& output,
   auto out_schema = internal::ReadMergeSchema(out.get(), output);
   if (!out_schema.ok()) return out_schema.status();
   for (size_t k = 0; k < inputs.size(); ++k) {
-    if (!SameShape(in_schemas[k], *out_schema)) {
+    if (!internal::SameShape(in_schemas[k], *out_schema)) {
       return Status::InvalidArgument("input " + inputs[k] + " and output " + output +
                                      " have the same schema version but different tables or "
                                      "columns (built by different migrations); refusing to merge");

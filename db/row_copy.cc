@@ -2,6 +2,7 @@
 #include "db/row_copy.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "db/schema.h"
 
@@ -247,6 +248,58 @@ Status CopyTableOfRun(sqlite3* in, sqlite3* out, const MergeSchema& schema,
     }
   }
   return Status::Ok();
+}
+
+Result<uint64_t> CarryBisectionsOfRun(sqlite3* in, sqlite3* out, const MergeSchema& schema,
+                                      int64_t src_run, int64_t out_run, const IdMaps& maps) {
+  const MergeSchema::RunTable* table = nullptr;
+  for (const MergeSchema::RunTable& t : schema.run_tables) {
+    if (t.shape.name == "bisections") table = &t;
+  }
+  if (table == nullptr) return uint64_t{0};
+  Statement in_rows(in, "SELECT id, kind, created_at FROM bisections WHERE run_id = ?1 ORDER BY id");
+  in_rows.Bind(1, src_run);
+  std::vector<std::tuple<int64_t, std::string, std::string>> rows;
+  CTTE_RETURN_IF_ERROR(in_rows.ForEachRow([&]() -> Status {
+    rows.emplace_back(in_rows.Int(0), in_rows.Text(1), in_rows.Text(2));
+    return Status::Ok();
+  }));
+  uint64_t added = 0;
+  for (const auto& [bid, kind, created] : rows) {
+    Statement have(out, "SELECT 1 FROM bisections WHERE run_id = ?1 AND kind = ?2 AND "
+                        "created_at = ?3");
+    have.Bind(1, out_run);
+    have.Bind(2, kind);
+    have.Bind(3, created);
+    auto found = have.Step();
+    if (!found.ok()) return found.status();
+    if (*found) continue;
+    auto copied =
+        CopyRows(in, out, table->shape, {"id = ?1", bid, {{table->run_column, out_run}}, "", {}}, maps);
+    if (!copied.ok()) return copied.status();
+    for (const MergeSchema::ChildTable& c : schema.child_tables) {
+      if (c.parent_table != "bisections") continue;
+      CTTE_RETURN_IF_ERROR(CopyTableOfRun(in, out, schema, c.shape, c.parent_column, bid,
+                                          copied->last_id, maps));
+    }
+    ++added;
+  }
+  return added;
+}
+
+bool SameShape(const MergeSchema& a, const MergeSchema& b) {
+  if (!(a.campaigns == b.campaigns && a.images == b.images && a.boards == b.boards &&
+        a.runs == b.runs && a.run_tables.size() == b.run_tables.size())) {
+    return false;
+  }
+  for (size_t k = 0; k < a.run_tables.size(); ++k) {
+    if (!(a.run_tables[k].shape == b.run_tables[k].shape)) return false;
+  }
+  if (a.child_tables.size() != b.child_tables.size()) return false;
+  for (size_t k = 0; k < a.child_tables.size(); ++k) {
+    if (!(a.child_tables[k].shape == b.child_tables[k].shape)) return false;
+  }
+  return true;
 }
 
 }  // namespace ctte::db::internal

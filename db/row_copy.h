@@ -84,4 +84,13 @@ Status CopyTableOfRun(sqlite3* in, sqlite3* out, const MergeSchema& schema,
                       const TableShape& shape, const std::string& column, int64_t src_parent,
                       int64_t out_parent, const IdMaps& maps);
 
+/// Copies the bisections of input run `src_run` (with their legs and leg runs) to output run
+/// `out_run`, each unless the output holds one of the same kind and creation time for it.
+/// Returns how many it copied (0 when the schema has no bisections).
+Result<uint64_t> CarryBisectionsOfRun(sqlite3* in, sqlite3* out, const MergeSchema& schema,
+                                      int64_t src_run, int64_t out_run, const IdMaps& maps);
+
+/// The same tables with the same columns, keys and links.
+bool SameShape(const MergeSchema& a, const MergeSchema& b);
+
 }  // namespace ctte::db::internal
