@@ -93,7 +93,7 @@ Result<ReplayResult> ReplayRun(int64_t run_id, const ReplayOptions& o) {
   r.workload_sha256 = loaded->workload_sha256;
   // The board: on the lab, the run's own (by its stored identity) unless one was chosen.
   BoardSource source = o.boards;
-  if (source.lab() && !o.board_chosen && source.size() > 1) {
+  if (source.lab() && !o.board_chosen) {
     if (!stored.board_id) {
       return Status::InvalidArgument("run " + std::to_string(run_id) +
                                      " stored no board: choose one with --board-name");

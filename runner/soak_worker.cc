@@ -88,7 +88,7 @@ class Worker : public SoakWorker {
     bw_ = &s_->board_set->at(slot_);
     worker_ = bw_;
     deploys_before_ = bw_->deploys();  // the controls' deploys are not the draws'
-    if (!bw_->is_open()) CTTE_RETURN_IF_ERROR(bw_->Open());
+    CTTE_RETURN_IF_ERROR(s_->board_set->Opened(slot_).status());  // open unless the controls did
     LogOpened();
     return Status::Ok();
   }
