@@ -275,7 +275,8 @@ void PlaceWindow(const Expected& e, const DecodedStream& d, size_t ew, size_t fi
         FindLast(dec + s.dec_begin, s.length(), ref, s.ref_begin, upper, &latest)) {
       s.ambiguous = latest != s.ref_begin;
     }
-    upper = std::max(latest, s.ref_begin);
+    s.ref_latest = std::max(latest, s.ref_begin);
+    upper = s.ref_latest;
   }
 }
 

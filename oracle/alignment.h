@@ -47,6 +47,8 @@ struct AlignedSegment {
   uint64_t ref_begin = 0;       ///< retirement index of its first PC (when placed)
   uint64_t matched = 0;         ///< PCs that equal the reference from ref_begin on
   bool ambiguous = false;       ///< earliest and latest feasible placement differ (loop)
+  /// The latest feasible placement of its first PC (== ref_begin unless ambiguous).
+  uint64_t ref_latest = 0;
   bool late_open = false;       ///< window opened after its configured edge (close waited)
 
   uint64_t length() const { return dec_end - dec_begin; }

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "oracle/reference_encoder.h"
@@ -26,8 +28,11 @@ Expected BuildExpectedOver(NextBeat&& next, const ExpectedOptions& options,
   e.features = options.encoder.features;
   e.xlen = IsValidXlen(options.encoder.xlen) ? options.encoder.xlen : 64;
   e.stopped = options.stop_at_end;
+  e.encoder = options.encoder;
   e.pcs.reserve(retired_hint);
   e.halfwords.reserve(retired_hint);
+  std::vector<TraceBeat> beat_trace;
+  beat_trace.reserve(retired_hint);
   std::vector<RetirementEdge> edges = options.edges;
   if (edges.empty()) edges.push_back(RetirementEdge{0, true});
   if (edge_beats != nullptr) edge_beats->assign(edges.size(), 0);
@@ -69,6 +74,7 @@ Expected BuildExpectedOver(NextBeat&& next, const ExpectedOptions& options,
       }
     }
     enc.Beat(r);
+    beat_trace.push_back(TraceBeat::Of(r));
     if (r.retires) {
       e.pcs.push_back(r.pc);
       e.halfwords.push_back(r.iretire());
@@ -87,6 +93,7 @@ Expected BuildExpectedOver(NextBeat&& next, const ExpectedOptions& options,
   e.beats = beat;
   e.retired = e.pcs.size();
   e.reference_stream = enc.bytes();
+  e.beat_trace = std::make_shared<const std::vector<TraceBeat>>(std::move(beat_trace));
   return e;
 }
 

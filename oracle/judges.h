@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "oracle/alignment.h"
+#include "oracle/loss_replay.h"
 #include "oracle/run_facts.h"
 #include "oracle/verdict.h"
 
@@ -45,6 +46,7 @@ struct RunMetrics {
   bool reference_bytes_identical = false;
   uint64_t ready_stall_bound = 0;
   std::vector<LossEpisode> episodes;
+  LossCoverage loss_coverage;  ///< drops with compression state present (JudgeRun fills it)
 };
 
 Verdict JudgeDecodeIntegrity(const Expected& e, const Observed& o, const Alignment& a);
@@ -60,6 +62,12 @@ Verdict JudgeFlushCompleteness(const Expected& e, const Observed& o, const Align
 /// packer fills the output FIFO at most one byte per fabric cycle and the FIFO's Gray-pointer
 /// synchronizer adds a few sink cycles, so 64 + 16 * ceil(sink_hz / fabric_hz).
 uint64_t ReadyStallBound(uint64_t fabric_hz, uint64_t sink_hz);
+
+/// The same judges given `replay` == ReplayLosses(e, o.stream, a) (JudgeRun replays once).
+Verdict JudgeDecodeIntegrity(const Expected& e, const Observed& o, const Alignment& a,
+                             const LossReplay& replay);
+Verdict JudgeCounterConsistency(const Expected& e, const Observed& o, const Alignment& a,
+                                const LossReplay& replay);
 
 std::vector<LossEpisode> FindLossEpisodes(const Expected& e, const Observed& o,
                                           const Alignment& a);

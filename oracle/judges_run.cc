@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "oracle/loss_replay.h"
 #include "oracle/judge_util.h"
 #include "oracle/judges.h"
 
@@ -18,6 +19,11 @@ uint64_t ReadyStallBound(uint64_t fabric_hz, uint64_t sink_hz) {
 }
 
 Verdict JudgeCounterConsistency(const Expected& e, const Observed& o, const Alignment& a) {
+  return JudgeCounterConsistency(e, o, a, ReplayLosses(e, o.stream, a));
+}
+
+Verdict JudgeCounterConsistency(const Expected& e, const Observed& o, const Alignment& a,
+                                const LossReplay& lr) {
   const DecodedStream& d = o.stream;
   const CaptureFacts& c = o.capture;
   Failures f(VerdictCode::kCounterConsistency);
@@ -45,6 +51,42 @@ Verdict JudgeCounterConsistency(const Expected& e, const Observed& o, const Alig
     f.Add("dropped_count", "ctteRecordsDropped " + Num(c.records_dropped) + " with " +
                                Num(c.overflow_episodes) +
                                " overflow episodes (each episode drops at least one record)");
+  }
+  // trTeInstStallOrOverflow (trTeControl bit 12) is set by a loss episode and cleared only by
+  // software (RW1C) or a new Enable: after the run it reads 1 exactly when an episode counted.
+  if (((c.control & ::ctte::reg::kStallOrOverflow) != 0) != (c.overflow_episodes != 0)) {
+    f.Add("overflow_flag", "trTeInstStallOrOverflow reads " +
+                               Num((c.control & ::ctte::reg::kStallOrOverflow) != 0 ? 1 : 0) +
+                               " with ctteOverflowEpisodes " + Num(c.overflow_episodes));
+  }
+  // The mode and sync policy the run was judged under are what trTeControl reads back.
+  {
+    const uint8_t sync_mode = e.sync_mode == 2 ? 0 : e.sync_mode;  // cycles legalizes to off
+    const uint8_t sync_max = sync_mode == 0 ? 0 : e.encoder.sync_max;  // unused when off
+    const uint32_t mask = ::ctte::reg::Control(0xff, 0xff, sync_mode == 0 ? 0 : 0xff);
+    const uint32_t want = ::ctte::reg::Control(static_cast<uint8_t>(e.mode), sync_mode, sync_max);
+    if ((c.control & mask) != want) {
+      f.Add("control_readback", "trTeControl reads " + HexShort(c.control) +
+                                    " after the run; the run was judged as InstMode " +
+                                    Num(static_cast<uint8_t>(e.mode)) + ", InstSyncMode " +
+                                    Num(sync_mode) + ", InstSyncMax " + Num(e.encoder.sync_max));
+    }
+  }
+  // Records dropped: per episode the records of the dropped beat, found by replaying the
+  // reference encoder from the episode's anchor (oracle/dropped_records.h); exact where the
+  // replay finds the beat, else 1 to kMaxRecordsPerBeat for that episode.
+  const DroppedRecords& dr = lr.dropped;
+  if (dr.exact() && c.records_dropped != dr.min()) {
+    f.Add("dropped_exact", "ctteRecordsDropped " + Num(c.records_dropped) +
+                               ", the dropped beats of the " + Num(dr.episodes) +
+                               " episodes form " + Num(dr.min()) +
+                               " records (reference encoder replayed from each anchor)");
+  } else if (!dr.exact() && (c.records_dropped < dr.min() || c.records_dropped > dr.max())) {
+    f.Add("dropped_bound", "ctteRecordsDropped " + Num(c.records_dropped) + ", outside [" +
+                               Num(dr.min()) + ", " + Num(dr.max()) + "]: " +
+                               Num(dr.exact_episodes) + " of " + Num(dr.episodes) +
+                               " episodes exact, the others bounded (first: " + dr.first_bounded +
+                               ")");
   }
   // Half-words: the board counts every beat seen while the window was open. A window that
   // re-opens while the previous close still waits for queue room opens late (encoder contract
@@ -92,11 +134,19 @@ Verdict JudgeCounterConsistency(const Expected& e, const Observed& o, const Alig
                            (seen_lo == seen_hi ? " = the reference's " + Num(seen_hi)
                                                : " within the reference's [" + Num(seen_lo) +
                                                      ", " + Num(seen_hi) + "] (late re-open)") +
-                           "; reconstructed " + Num(verified) + " + announced lost " + Num(lost));
+                           "; reconstructed " + Num(verified) + " + announced lost " + Num(lost) +
+                           "; records dropped " + Num(c.records_dropped) +
+                           (dr.exact() ? " = the dropped beats' " + Num(dr.min())
+                                       : " within [" + Num(dr.min()) + ", " + Num(dr.max()) +
+                                             "] (" + Num(dr.exact_episodes) + " of " +
+                                             Num(dr.episodes) + " episodes exact)"));
   v.metrics = {{"halfwords_retired", static_cast<double>(c.halfwords_retired)},
                {"halfwords_reconstructed", static_cast<double>(verified)},
                {"halfwords_lost", static_cast<double>(lost)},
-               {"records_dropped", static_cast<double>(c.records_dropped)}};
+               {"records_dropped", static_cast<double>(c.records_dropped)},
+               {"records_dropped_min", static_cast<double>(dr.min())},
+               {"records_dropped_max", static_cast<double>(dr.max())},
+               {"episodes_dropped_exact", static_cast<double>(dr.exact_episodes)}};
   return v;
 }
 
@@ -107,10 +157,11 @@ Verdict JudgeLiveness(const Expected& e, const Observed& o, const Alignment& a) 
   // Same reason; a fatal stop must also have the same cause.
   const bool same_stop = ParseCoreStop(c.core_stop) == e.stop_reason &&
                          (e.stop_reason != StopReason::kFatal || c.core_stop == e.core_stop);
-  if (c.beats != e.beats || !same_stop) {
-    f.Add("core_incomplete", "the board's core presented " + Num(c.beats) + " beats (" +
-                                 c.core_stop + "), the reference " + Num(e.beats) + " (" +
-                                 e.core_stop + ")");
+  if (c.beats != e.beats || c.retired != e.retired || !same_stop) {
+    f.Add("core_incomplete", "the board's core presented " + Num(c.beats) + " beats, " +
+                                 Num(c.retired) + " retiring (" + c.core_stop +
+                                 "), the reference " + Num(e.beats) + ", " + Num(e.retired) +
+                                 " retiring (" + e.core_stop + ")");
   }
   if (e.stopped && !(c.drained && c.te_empty)) {
     f.Add("no_drain", "trTeEmpty=" + Num(c.te_empty ? 1 : 0) + " after " +
@@ -312,9 +363,30 @@ Verdict JudgeFlushCompleteness(const Expected& e, const Observed& o, const Align
                               ") are not in the stream and no loss was announced",
           0, 0, &idx);
   }
+  // The status the stop leaves (docs/encoder-behaviour.md sections 5 and 9): once drained,
+  // ctteStatus reads Empty (as trTeControl does), no loss pending, the window closed and no close
+  // waiting, and trTeEnable reads 0.
+  const CaptureFacts& c = o.capture;
+  if (c.drained) {
+    const uint32_t want = ::ctte::reg::kStatusEmpty;
+    const uint32_t got = c.status & (::ctte::reg::kStatusEmpty | ::ctte::reg::kStatusLost |
+                                     ::ctte::reg::kStatusWindowOpen | ::ctte::reg::kStatusCloseWaiting);
+    const bool te_empty = (c.control & ::ctte::reg::kEmpty) != 0;
+    if (got != want || te_empty != c.te_empty || (c.control & ::ctte::reg::kEnable) != 0) {
+      f.Add("status_after_stop",
+            "after the stop and drain ctteStatus reads " + HexShort(c.status) +
+                " (Empty " + Num((got & ::ctte::reg::kStatusEmpty) != 0 ? 1 : 0) + ", Lost " +
+                Num((got & ::ctte::reg::kStatusLost) != 0 ? 1 : 0) + ", WindowOpen " +
+                Num((got & ::ctte::reg::kStatusWindowOpen) != 0 ? 1 : 0) + ", CloseWaiting " +
+                Num((got & ::ctte::reg::kStatusCloseWaiting) != 0 ? 1 : 0) + ") and trTeControl " +
+                HexShort(c.control) + " (Empty " + Num(te_empty ? 1 : 0) + ", Enable " +
+                Num((c.control & ::ctte::reg::kEnable) != 0 ? 1 : 0) + "); expected Empty 1 in both, Lost 0, " +
+                "WindowOpen 0, CloseWaiting 0, Enable 0");
+    }
+  }
   return f.Finish(Outcome::kPass, "trTeEmpty=1; the stream ends with a ProgTraceCorrelation; every "
                                   "in-window instruction up to each close is reconstructed or "
-                                  "announced lost");
+                                  "announced lost; ctteStatus after the stop reads Empty only");
 }
 
 bool Judgement::red() const {
@@ -326,11 +398,14 @@ Judgement JudgeRun(const Expected& e, const Observed& o) {
   j.alignment = Align(e, o.stream);
   const Alignment& a = j.alignment;
   std::vector<LossEpisode> episodes = FindLossEpisodes(e, o, a);  // once, for two readers
-  j.verdicts = {JudgeDecodeIntegrity(e, o, a),    JudgeLossAccounting(e, o, a),
-                JudgePostRecoveryLosslessness(e, o, a, episodes), JudgeCounterConsistency(e, o, a),
+  const LossReplay replay = ReplayLosses(e, o.stream, a);         // once, for two readers
+  j.verdicts = {JudgeDecodeIntegrity(e, o, a, replay), JudgeLossAccounting(e, o, a),
+                JudgePostRecoveryLosslessness(e, o, a, episodes),
+                JudgeCounterConsistency(e, o, a, replay),
                 JudgeLiveness(e, o, a),           JudgeDeterminism(e, o, a),
                 JudgeWindowSemantics(e, o, a),    JudgeFlushCompleteness(e, o, a)};
   j.metrics = ComputeRunMetrics(e, o, a, std::move(episodes));
+  j.metrics.loss_coverage = replay.coverage;
   return j;
 }
 

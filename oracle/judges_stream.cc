@@ -52,6 +52,11 @@ void AddMismatch(const Expected& e, const DecodedStream& d, const AlignedSegment
 }  // namespace
 
 Verdict JudgeDecodeIntegrity(const Expected& e, const Observed& o, const Alignment& a) {
+  return JudgeDecodeIntegrity(e, o, a, ReplayLosses(e, o.stream, a));
+}
+
+Verdict JudgeDecodeIntegrity(const Expected& e, const Observed& o, const Alignment& a,
+                             const LossReplay& replay) {
   const DecodedStream& d = o.stream;
   Failures f(VerdictCode::kDecodeIntegrity);
   // Mismatches first: they name both sides (a decoder error usually follows one).
@@ -91,17 +96,42 @@ Verdict JudgeDecodeIntegrity(const Expected& e, const Observed& o, const Alignme
       f.Add("reference_bytes", msg, i, i + 1);
     }
   }
+  // A lossy stream, segment by segment: from each anchor to the next Error (or the window's
+  // end) the bytes must be the reference encoder's replayed from that anchor.
+  const ReplayedSegments& sb = replay.segments;
+  const bool segments_judged = !drop_free && !o.capture.ring_wrapped && sb.segments > 0;
+  if (segments_judged && sb.differing > 0) {
+    f.Add("segment_bytes",
+          sb.first_differing + " (" + Num(sb.differing) + " of " + Num(sb.segments) +
+              " segments between losses differ from the reference encoder replayed from their "
+              "anchor)",
+          sb.first_differing_byte, sb.first_differing_byte + 1);
+  }
   if (d.bytes.empty() && e.InWindowInstructions() == 0 && e.windows.empty()) {
     return f.Finish(Outcome::kNotApplicable, "no window opened and the stream is empty");
   }
   std::string ok = Num(d.messages.size()) + " messages parse; " + Num(a.verified_pcs) +
                    " decoded PCs equal the reference in " + Num(a.segments.size()) + " segments";
-  ok += identical ? "; stream identical to the reference encoder (" + Num(ref.size()) + " bytes)"
-                  : "; loss announced, so no byte comparison with the reference encoder";
+  if (identical) {
+    ok += "; stream identical to the reference encoder (" + Num(ref.size()) + " bytes)";
+  } else if (segments_judged) {
+    ok += "; loss announced: " + Num(sb.equal) + " of " + Num(sb.segments) +
+          " segments between losses equal the reference encoder replayed from their anchor, "
+          "byte for byte";
+    if (sb.not_compared > 0) {
+      ok += " (" + Num(sb.not_compared) + " not compared; first: " + sb.first_not_compared + ")";
+    }
+  } else {
+    ok += "; loss announced, so no byte comparison with the reference encoder";
+  }
   Verdict v = f.Finish(Outcome::kPass, ok);
   v.metrics = {{"verified_pcs", static_cast<double>(a.verified_pcs)},
                {"segments", static_cast<double>(a.segments.size())},
                {"reference_bytes_identical", identical ? 1.0 : 0.0}};
+  if (segments_judged) {
+    v.metrics.push_back({"segments_bytes_equal", static_cast<double>(sb.equal)});
+    v.metrics.push_back({"segments_bytes_not_compared", static_cast<double>(sb.not_compared)});
+  }
   if (!d.pcs.empty()) {
     v.metrics.push_back({"payload_bits_per_instruction",
                          PayloadBitsPerInstruction(d.bytes.size(), d.idle_bytes, d.pcs.size())});

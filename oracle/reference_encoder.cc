@@ -2,7 +2,8 @@
 //
 // Per beat, records are formed in the order the document gives (window open, owed message or
 // periodic sync, the beat itself, sync counter) and packed at once by MessageWriter. There is
-// no queue, so nothing is ever dropped and section 6 (loss) never applies here.
+// no queue, so nothing is ever dropped; of section 6 (loss) only the announcement is here
+// (Recover(): a replay from a recovery anchor).
 #include "oracle/reference_encoder.h"
 
 #include "oracle/config_message.h"
@@ -51,6 +52,7 @@ void ReferenceEncoder::Emit(const Message& msg, bool is_sync) {
   repeat_.Push(msg, &sent_);
   for (const Message& m : sent_) MessageWriter().Append(m, &bytes_);
   messages_ += sent_.size();
+  ++records_;
   if (is_sync) {
     syncctr_ = 0;
   } else {
@@ -62,6 +64,12 @@ void ReferenceEncoder::Open() {
   if (tracing_) return;
   tracing_ = true;
   opening_ = true;
+}
+
+void ReferenceEncoder::Recover() {
+  tracing_ = true;
+  opening_ = false;
+  recovering_ = true;
 }
 
 void ReferenceEncoder::Beat(const Retired& beat) {
@@ -77,8 +85,16 @@ void ReferenceEncoder::Beat(const Retired& beat) {
     if (config_.features.config_message) {  // section 11.9: before the SYNC=5, not counted
       AppendConfigMessage(config_.compiled_features, config_.features, &bytes_);
       ++messages_;
+      ++records_;
     }
     Emit(Message::ProgTraceSync(kSyncTraceEnable, 0, a >> 1), true);
+    ref_ = a;
+  } else if (recovering_) {
+    // Section 6: the announcement, from the clean state the drop left.
+    recovering_ = false;
+    CleanState();
+    Emit(Message::Error(0, kEcodeProgramTraceLost), true);
+    Emit(Message::ProgTraceSync(kSyncOverrunRestart, 0, a >> 1), true);
     ref_ = a;
   } else {
     // 2. Owed message and periodic sync.
@@ -165,6 +181,7 @@ void ReferenceEncoder::Close() {
   CleanState();
   tracing_ = false;
   opening_ = false;
+  recovering_ = false;
 }
 
 }  // namespace ctte::oracle

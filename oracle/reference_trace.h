@@ -26,32 +26,7 @@
 
 namespace ctte::oracle {
 
-/// A beat as the reference encoder and BuildExpected read it: pc, insn, size, itype, retires
-/// (16 bytes, not Retired's 40: a trace of a 300 000-beat program is 4.8 MB). next_pc, cause,
-/// tval and priv are not kept (ToRetired gives them as 0, 0, 0, 3): a use of one of them in
-/// ReferenceEncoder or BuildExpected must add it here (reference_trace_test.cc compares the two
-/// paths over traps, interrupts and every feature).
-struct TraceBeat {
-  uint64_t pc = 0;
-  uint32_t insn = 0;
-  uint8_t size = 0;
-  IType itype = IType::kNone;
-  bool retires = true;
-
-  static TraceBeat Of(const Retired& r) {
-    return TraceBeat{r.pc, r.insn, r.size, r.itype, r.retires};
-  }
-  Retired ToRetired() const {
-    Retired r;
-    r.pc = pc;
-    r.insn = insn;
-    r.size = size;
-    r.itype = itype;
-    r.retires = retires;
-    return r;
-  }
-};
-static_assert(sizeof(TraceBeat) == 16, "TraceBeat: keep it compact");
+// TraceBeat (a beat as the reference encoder and BuildExpected read it) is in oracle/retired.h.
 
 struct ReferenceTrace {
   IssOptions options;            ///< what it was recorded under (the budget is the largest usable)

@@ -9,6 +9,11 @@
 
 namespace ctte::oracle {
 
+const std::vector<TraceBeat>& Expected::Beats() const {
+  static const std::vector<TraceBeat> kNone;
+  return beat_trace != nullptr ? *beat_trace : kNone;
+}
+
 uint64_t Expected::InWindowInstructions() const {
   uint64_t n = 0;
   for (const ExpectedWindow& w : windows) n += w.end - w.begin;

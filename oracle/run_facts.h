@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,6 +54,13 @@ struct Expected {
   StopReason stop_reason = StopReason::kRunning;  ///< how the reference core stopped
   std::string core_stop;                ///< its text, CoreStopText(): "exited", "fatal: ..."
   std::vector<uint8_t> reference_stream;  ///< the reference encoder's bytes for the same run
+  /// Every beat the core presented, by beat index (16 bytes each): what the judges replay the
+  /// reference encoder over from an anchor (counter_consistency's records-dropped count).
+  /// Shared, not copied, when a plan copies the cached reference. Null or empty: not kept; the
+  /// judges then check only the bounds.
+  std::shared_ptr<const std::vector<TraceBeat>> beat_trace;
+  const std::vector<TraceBeat>& Beats() const;
+  EncoderConfig encoder;                ///< the reference encoder's configuration
 
   uint64_t InWindowInstructions() const;
   uint64_t InWindowHalfwords() const;
@@ -83,6 +91,8 @@ struct StreamProblem {
 struct CaptureFacts {
   uint32_t messages = 0, bytes = 0, overflow_episodes = 0, records_dropped = 0;
   uint32_t halfwords_retired = 0;  ///< ctteHalfwordsRetired
+  uint32_t status = 0;             ///< ctteStatus after the run
+  uint32_t control = 0;            ///< trTeControl after the run
   uint64_t bytes_received = 0;
   bool ring_wrapped = false;
   bool te_empty = false;

@@ -205,6 +205,33 @@ std::string NotJudgedTable(const ReportModel& m) {
   return h + "</tbody></table></section>\n";
 }
 
+// Loss coverage: of the drops whose beat the judge found, how many found compression state
+// (docs/verdicts.md "Loss coverage"), summed over the campaign's judged runs.
+std::string LossCoverageSection(const ReportModel& m) {
+  ReportRun::LossCoverage t;
+  uint64_t runs = 0;
+  for (const ReportRun& r : m.runs) {
+    if (r.loss_coverage.drops == 0) continue;
+    ++runs;
+    t.drops += r.loss_coverage.drops;
+    t.return_stack += r.loss_coverage.return_stack;
+    t.hist += r.loss_coverage.hist;
+    t.held_repeat += r.loss_coverage.held_repeat;
+    t.seq_jump_setter += r.loss_coverage.seq_jump_setter;
+  }
+  std::string h = "<section id=\"loss-coverage\"><h2>Loss coverage</h2><p>Drops whose beat the "
+                  "judge found (the reference encoder replayed from each anchor), in " +
+                  std::to_string(runs) + " runs, and how many of them dropped compression "
+                  "state: what the recovery checks guard.</p><table id=\"loss-coverage-table\">"
+                  "<thead><tr><th>drops</th><th>return-stack entries</th><th>HIST bits</th>"
+                  "<th>a held repeat</th><th>a sequential-jump setter</th></tr></thead><tbody>"
+                  "<tr><td>" + std::to_string(t.drops) + "</td><td>" +
+                  std::to_string(t.return_stack) + "</td><td>" + std::to_string(t.hist) +
+                  "</td><td>" + std::to_string(t.held_repeat) + "</td><td>" +
+                  std::to_string(t.seq_jump_setter) + "</td></tr>\n";
+  return h + "</tbody></table></section>\n";
+}
+
 // Per board: runs, infra attempts, retries, deaths, respawns; then the runs that were retried.
 std::string InfraSection(const ReportModel& m) {
   std::string h = "<section id=\"infrastructure\"><h2>Infrastructure</h2><p>Per board, original "
@@ -317,6 +344,7 @@ std::string RenderHtml(const ReportModel& m) {
   }
   h += "</p></section>\n";
   h += Plots(m);
+  h += LossCoverageSection(m);
   h += VerdictTable(m);
   h += VerdictByFactor(m);
   h += RedTable(m);

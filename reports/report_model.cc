@@ -66,6 +66,15 @@ std::optional<double> ReadyShare(const Json& config) {
 // The episode counts and the recovery histogram: from "episode_summary" (every episode, the
 // bounded form of runner/outcome.h), else by counting an older row's full "episodes" list.
 void ReadEpisodes(const Json& m, ReportRun* out) {
+  if (m.contains("loss_coverage") && m["loss_coverage"].is_object()) {
+    const Json& c = m["loss_coverage"];
+    ReportRun::LossCoverage& lc = out->loss_coverage;
+    lc.drops = Unsigned(c, "drops").value_or(0);
+    lc.return_stack = Unsigned(c, "return_stack").value_or(0);
+    lc.hist = Unsigned(c, "hist").value_or(0);
+    lc.held_repeat = Unsigned(c, "held_repeat").value_or(0);
+    lc.seq_jump_setter = Unsigned(c, "seq_jump_setter").value_or(0);
+  }
   if (m.contains("episode_summary") && m["episode_summary"].is_object()) {
     const Json& e = m["episode_summary"];
     out->recovered_episodes = Unsigned(e, "recovered").value_or(0);

@@ -64,6 +64,12 @@ struct ReportRun {
   /// Recovered episodes per log2 bucket of their recovery distance (Error to anchor, bytes):
   /// [k] counts distances of bit length k (0; 1; 2-3; 4-7; ...).
   std::vector<uint64_t> recovery_bytes_log2;
+  /// Loss coverage (metrics_json "loss_coverage", docs/verdicts.md "Loss coverage"): episodes
+  /// whose dropped beat the judge found, and of those how many dropped it with each kind of
+  /// compression state present. All 0 for a drop-free run or one stored before it existed.
+  struct LossCoverage {
+    uint64_t drops = 0, return_stack = 0, hist = 0, held_repeat = 0, seq_jump_setter = 0;
+  } loss_coverage;
 
   std::vector<ReportVerdict> verdicts;
   std::string replay_command;

@@ -16,6 +16,8 @@ oracle::CaptureFacts ToCaptureFacts(const lab::Capture& c, uint64_t drain_budget
   f.overflow_episodes = c.counters.overflow_episodes;
   f.records_dropped = c.counters.records_dropped;
   f.halfwords_retired = c.counters.halfwords_retired;
+  f.status = c.counters.status;
+  f.control = c.counters.control;
   f.bytes_received = c.bytes_received;
   f.ring_wrapped = c.ring_wrapped;
   f.te_empty = c.te_empty;

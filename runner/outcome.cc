@@ -127,6 +127,14 @@ Json MetricsJson(const oracle::RunMetrics& m, const lab::Capture& c, bool bounde
   j["episodes"] = eps;
   j["episodes_omitted"] = m.episodes.size() - kept;
   j["episode_summary"] = EpisodeSummary(m.episodes);
+  if (!m.episodes.empty()) {
+    const oracle::LossCoverage& lc = m.loss_coverage;
+    j["loss_coverage"] = {{"drops", lc.drops},
+                          {"return_stack", lc.return_stack},
+                          {"hist", lc.hist},
+                          {"held_repeat", lc.held_repeat},
+                          {"seq_jump_setter", lc.seq_jump_setter}};
+  }
   j["fabric_cycles"] = c.fabric_cycles;
   j["sink_cycles"] = c.sink_cycles;
   j["sim_time_ps"] = c.sim_time_ps;

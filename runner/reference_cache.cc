@@ -65,7 +65,8 @@ size_t Reference::bytes() const {
   const oracle::Expected& e = expected;
   return sizeof(Reference) + e.pcs.capacity() * sizeof(uint64_t) + e.halfwords.capacity() +
          e.windows.capacity() * sizeof(oracle::ExpectedWindow) + e.reference_stream.capacity() +
-         e.core_stop.capacity() + edge_beats.capacity() * sizeof(uint64_t);
+         e.core_stop.capacity() + edge_beats.capacity() * sizeof(uint64_t) +
+         e.Beats().capacity() * sizeof(oracle::TraceBeat);
 }
 
 std::string ReferenceKeyText(const ReferenceRequest& q) {

@@ -312,7 +312,8 @@ module ctte_frontend
               ref_w = in_iaddr;
             end
           end
-          if (synced) syncctr_w = '0;
+          // MutantRecoverySync: the recovery SYNC=7 does not restart the periodic-sync count.
+          if (synced && !(Mutant == MutantRecoverySync && lost_q)) syncctr_w = '0;
           if (Mutant == MutantNondeterminism && first && !htm) begin
             syncctr_w = junk_q & (period[31:0] - 32'd1);  // BTM: the first periodic sync's phase
           end
@@ -360,13 +361,14 @@ module ctte_frontend
           end else begin
             n = 2'd0;
             ev_episode = 1'b1;
-            ev_dropped = nbeat;
+            // MutantDroppedSkew: ctteRecordsDropped counts one record more per episode.
+            ev_dropped = nbeat + ((Mutant == MutantDroppedSkew) ? 2'd1 : 2'd0);
             lost_d = (Mutant != MutantSilentDrop);  // MutantSilentDrop: never announced
             icnt_d = '0;
             hist_d = (Mutant == MutantStaleHist) ? hist_q : HistEmpty;  // survives the anchor
             pend_d = 1'b0;
             pbtype_d = 2'd0;
-            syncctr_d = '0;
+            syncctr_d = (Mutant == MutantRecoverySync) ? syncctr_q : '0;  // kept over the loss
             ras_n_d = '0;
             predv_d = 1'b0;
             sj_rd_d = '0;

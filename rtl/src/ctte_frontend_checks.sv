@@ -59,16 +59,18 @@ module ctte_frontend_checks
     end
   end
 
-  // A recovery sync (SYNC=7) starts from clean state: nothing of the compression state (I-CNT,
-  // owed message, return stack, prediction, HIST) survived the loss episode. HIST is left out
-  // for MutantStaleHist only, whose purpose is to show that the judges catch a surviving HIST.
+  // A loss episode holds clean state in every cycle, from the cycle after the drop to the
+  // recovery sync (SYNC=7) included: nothing of the compression state (I-CNT, owed message,
+  // return stack, prediction, HIST, sequential-jump setter) survives the dropped beat. HIST is
+  // left out for MutantStaleHist only, whose purpose is to show that the judges catch a
+  // surviving HIST. (The periodic-sync count is not compression state: MutantRecoverySync keeps
+  // it, and only the judges' byte-for-byte segment rule sees that.)
   always_ff @(posedge clk) begin
-    if (rst_n && lost_q && n >= 2'd2 && rec1_fixed[5:0] == TcProgTraceSync &&
-        rec1_fixed[9:6] == SyncFifoOverrun) begin
-      assert (icnt_q == '0 && !pend_q && ras_n_q == 6'd0 && !predv_q)
-        else $error("compression state survives the recovery sync");
+    if (rst_n && lost_q) begin
+      assert (icnt_q == '0 && !pend_q && ras_n_q == 6'd0 && !predv_q && sj_rd_q == 5'd0)
+        else $error("compression state during a loss episode");
       assert (Mutant == MutantStaleHist || hist_q == HistEmpty)
-        else $error("HIST survives the recovery sync");
+        else $error("HIST during a loss episode");
     end
   end
 

@@ -26,8 +26,10 @@ package ctte_pkg;
   localparam int unsigned MutantNondeterminism  = 10;  // BTM sync phase from an unreset register
   localparam int unsigned MutantSyncIcnt        = 11;  // BTM x halfword sync: sync I-CNT + 1
   localparam int unsigned MutantFlakyStart      = 12;  // SYNC=5 address off on half the power-ups
+  localparam int unsigned MutantDroppedSkew     = 13;  // ctteRecordsDropped one more per episode
   localparam int unsigned MutantFlakyBtm        = 14;  // the same, in BTM only (a flaky culprit)
   localparam int unsigned MutantImplicitIcnt    = 15;  // implicit return: I-CNT restarts (a feature culprit)
+  localparam int unsigned MutantRecoverySync    = 16;  // the periodic-sync count survives a loss
 
   // Ingress itype, 4-bit encoding (shared/spec/ntrace.md section 9; oracle::IType).
   typedef enum logic [3:0] {

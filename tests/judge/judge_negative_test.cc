@@ -5,6 +5,7 @@
 // stream (unless the counters are what is manipulated), so each failure is the judge's own.
 #include <gtest/gtest.h>
 
+#include "regmap/registers.h"
 #include "tests/judge/judge_fixture.h"
 
 namespace ctte::testing {
@@ -227,6 +228,11 @@ TEST_F(JudgeNegativeTest, SkewedCountersFailCounterConsistency) {
       {"byte_count", [](oracle::CaptureFacts* c) { c->bytes -= 1; }},
       {"overflow_count", [](oracle::CaptureFacts* c) { c->overflow_episodes += 1; }},
       {"halfword_count", [](oracle::CaptureFacts* c) { c->halfwords_retired += 2; }},
+      // trTeInstStallOrOverflow set in a run without an episode (issue 32).
+      {"overflow_flag", [](oracle::CaptureFacts* c) { c->control |= reg::kStallOrOverflow; }},
+      // InstMode reads back another mode than the run was judged under (HTM 6 -> 7).
+      {"control_readback",
+       [](oracle::CaptureFacts* c) { c->control ^= 1u << reg::kInstModeLsb; }},
   };
   for (const Skew& s : skews) {
     SCOPED_TRACE(s.rule);
@@ -234,6 +240,25 @@ TEST_F(JudgeNegativeTest, SkewedCountersFailCounterConsistency) {
     s.apply(&o.capture);
     ExpectFails(Judge(*clean_, o), VerdictCode::kCounterConsistency, s.rule);
   }
+}
+
+// Issue 32: the registers read after a stop and the core's retired count have rules too.
+TEST_F(JudgeNegativeTest, StatusLeftByTheStopFailsFlushCompleteness) {
+  for (const uint32_t bit : {reg::kStatusLost, reg::kStatusWindowOpen, reg::kStatusCloseWaiting}) {
+    SCOPED_TRACE(bit);
+    oracle::Observed o = clean_->Observe();
+    o.capture.status |= bit;
+    ExpectFails(Judge(*clean_, o), VerdictCode::kFlushCompleteness, "status_after_stop");
+  }
+  oracle::Observed o = clean_->Observe();
+  o.capture.control |= reg::kEnable;  // trTeEnable still 1 after the stop
+  ExpectFails(Judge(*clean_, o), VerdictCode::kFlushCompleteness, "status_after_stop");
+}
+
+TEST_F(JudgeNegativeTest, RetiredCountOffFailsLiveness) {
+  oracle::Observed o = clean_->Observe();
+  o.capture.retired += 1;
+  ExpectFails(Judge(*clean_, o), VerdictCode::kLiveness, "core_incomplete");
 }
 
 TEST_F(JudgeNegativeTest, CutDrainFailsLiveness) {

@@ -32,6 +32,17 @@ inline void ExpectSameExpected(const Expected& x, const Expected& y) {
   EXPECT_EQ(x.stop_reason, y.stop_reason);
   EXPECT_EQ(x.core_stop, y.core_stop);
   EXPECT_EQ(x.reference_stream, y.reference_stream);
+  ASSERT_EQ(x.Beats().size(), y.Beats().size());
+  for (size_t i = 0; i < x.Beats().size(); ++i) {
+    const TraceBeat& a = x.Beats()[i];
+    const TraceBeat& b = y.Beats()[i];
+    ASSERT_TRUE(a.pc == b.pc && a.insn == b.insn && a.size == b.size && a.itype == b.itype &&
+                a.retires == b.retires)
+        << "beat " << i;
+  }
+  EXPECT_EQ(x.encoder.sync_max, y.encoder.sync_max);
+  EXPECT_EQ(x.encoder.icnt_bits, y.encoder.icnt_bits);
+  EXPECT_EQ(x.encoder.compiled_features, y.encoder.compiled_features);
 }
 
 }  // namespace ctte::oracle::test_support

@@ -159,5 +159,37 @@ TEST(ReferenceEncoderTest, WindowClosedBeforeItsFirstBeatFormsOnlyTheCorrelation
   EXPECT_EQ(Encode({}, {}), Strings({Message::ProgTraceCorrelation(4, 1, 0, 1)}));
 }
 
+// Recover(): the next beat announces a loss from clean state (docs/encoder-behaviour.md section
+// 6), as the encoder does after a drop: Error (ETYPE 0, ECODE bit 2), ProgTraceSync SYNC=7 I-CNT 0
+// at the beat's address, then the beat itself; the pending I-CNT and HIST before it are gone.
+// records() counts every record formed, the Error and the syncs included.
+TEST(ReferenceEncoderTest, RecoverAnnouncesTheLossFromCleanState) {
+  EncoderConfig config;
+  config.mode = TraceMode::kBtm;
+  ReferenceEncoder enc(config);
+  enc.Open();
+  const std::vector<Retired> beats = LoopBeats();
+  enc.Beat(beats[0]);  // SYNC=5
+  enc.Beat(beats[1]);
+  EXPECT_EQ(enc.records(), 1u);
+  const size_t before = enc.bytes().size();
+  enc.Recover();
+  enc.Beat(beats[2]);  // a taken branch: Error, SYNC=7, then its DirectBranch with I-CNT 2
+  EXPECT_EQ(enc.records(), 4u);
+  const std::vector<uint8_t> tail(enc.bytes().begin() + static_cast<std::ptrdiff_t>(before),
+                                  enc.bytes().end());
+  std::vector<uint8_t> want;
+  MessageWriter().Append(Message::Error(0, kEcodeProgramTraceLost), &want);
+  MessageWriter().Append(Message::ProgTraceSync(kSyncOverrunRestart, 0, (kBase + 8) >> 1), &want);
+  MessageWriter().Append(Message::DirectBranch(2), &want);
+  EXPECT_EQ(tail, want);
+  // A fresh encoder replays from a recovery anchor: the same bytes from the same beat.
+  ReferenceEncoder replay(config);
+  replay.Recover();
+  replay.Beat(beats[2]);
+  EXPECT_EQ(replay.bytes(), want);
+  EXPECT_EQ(replay.records(), 3u);
+}
+
 }  // namespace
 }  // namespace ctte::oracle

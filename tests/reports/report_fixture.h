@@ -106,7 +106,8 @@ inline int64_t WriteFixture(const std::string& path) {
       "\"silent_lost_instructions\":0,\"wire_bits_per_instruction\":0.8,"
       "\"payload_bits_per_instruction\":0.6,\"episodes\":["
       "{\"recovered\":true,\"recovery_bytes\":12},{\"recovered\":true,\"recovery_bytes\":40},"
-      "{\"recovered\":false,\"recovery_bytes\":0}]}";
+      "{\"recovered\":false,\"recovery_bytes\":0}],\"loss_coverage\":{\"drops\":2,"
+      "\"return_stack\":1,\"hist\":2,\"held_repeat\":0,\"seq_jump_setter\":0}}";
   std::vector<std::pair<db::RunRecord, std::vector<db::VerdictRecord>>> rows;
   rows.push_back({run(0, db::RunStatus::kGreen,
                       Config(0, "none", "none", "none", 100, "loop", "htm"), green_metrics, 1500),

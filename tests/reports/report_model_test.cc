@@ -92,6 +92,10 @@ TEST_F(ReportModelTest, MetricsGiveLossFractionCapacityAndRecovery) {
   // 12 has bit length 4 (8-15), 40 bit length 6 (32-63).
   EXPECT_EQ(r.recovery_bytes_log2, (std::vector<uint64_t>{0, 0, 0, 0, 1, 0, 1}));
   EXPECT_EQ(r.unrecovered_episodes, 1u);
+  EXPECT_EQ(r.loss_coverage.drops, 2u);
+  EXPECT_EQ(r.loss_coverage.return_stack, 1u);
+  EXPECT_EQ(r.loss_coverage.hist, 2u);
+  EXPECT_EQ(m.runs[0].loss_coverage.drops, 0u);  // drop-free: no loss_coverage stored
   EXPECT_EQ(m.runs[4].twin_of, 3u);
   EXPECT_EQ(m.runs[0].replay_command, "ctte-lab replay 1 --db out/ctte.db");
 }

@@ -127,6 +127,10 @@ TEST(RegmapTest, ImageReadsTheConstantsOfTheMap) {
   h->Reset();
   EXPECT_EQ(h->ReadReg(reg::kTeImpl), reg::kTeImplValue);
   EXPECT_EQ(h->ReadReg(reg::kCaps), reg::kCapsValue);
+  // No filters and no data trace (docs/verdicts.md, "Every counter has a rule"); not a mutant.
+  EXPECT_EQ(h->ReadReg(reg::kTeInstFilters), 0u);
+  EXPECT_EQ(h->ReadReg(reg::kTeDataControl), 0u);
+  EXPECT_EQ(h->ReadReg(reg::kMutant), 0u);
   EXPECT_EQ((h->ReadReg(reg::kProfile) >> reg::kProfileXlenLsb) & 0xffu, 64u);
   const uint32_t control = h->ReadReg(reg::kTeControl);
   EXPECT_EQ(control, (uint32_t{reg::kFormatNTrace} << reg::kFormatLsb) | reg::kInhibitSrc |
