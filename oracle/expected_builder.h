@@ -12,6 +12,7 @@
 #include "oracle/reference_encoder.h"
 #include "oracle/retired.h"
 #include "oracle/run_facts.h"
+#include "oracle/trace_stats.h"
 
 namespace ctte::oracle::internal {
 
@@ -38,6 +39,7 @@ Expected BuildExpectedOver(NextBeat&& next, const ExpectedOptions& options,
   if (edge_beats != nullptr) edge_beats->assign(edges.size(), 0);
 
   ReferenceEncoder enc(options.encoder);
+  OutputRateMeter rate;
   bool tracing = false;
   bool closed_before = false;
   size_t next_edge = 0;
@@ -74,6 +76,7 @@ Expected BuildExpectedOver(NextBeat&& next, const ExpectedOptions& options,
       }
     }
     enc.Beat(r);
+    if (tracing) rate.Beat(enc.bytes().size(), r.retires);
     beat_trace.push_back(TraceBeat::Of(r));
     if (r.retires) {
       e.pcs.push_back(r.pc);
@@ -93,6 +96,8 @@ Expected BuildExpectedOver(NextBeat&& next, const ExpectedOptions& options,
   e.beats = beat;
   e.retired = e.pcs.size();
   e.reference_stream = enc.bytes();
+  e.reference_messages = enc.messages();
+  e.reference_rate = rate.Finish(enc.bytes().size());
   e.beat_trace = std::make_shared<const std::vector<TraceBeat>>(std::move(beat_trace));
   return e;
 }

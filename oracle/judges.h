@@ -43,6 +43,15 @@ struct RunMetrics {
   uint64_t ambiguous_segments = 0;
   double payload_bits_per_instruction = 0;  ///< 6 per non-idle byte / decoded (trace_stats.h)
   double wire_bits_per_instruction = 0;     ///< 8 bits per byte / decoded instructions
+  double messages_per_kilo_instruction = 0; ///< messages per 1000 decoded instructions
+  /// The reference encoder's on the same beats with the same features, over the instructions
+  /// retired in the windows (docs/verdicts.md "Run metrics").
+  double reference_payload_bits_per_instruction = 0;
+  double reference_wire_bits_per_instruction = 0;
+  double reference_messages_per_kilo_instruction = 0;
+  /// The output rate the encoder offers (the reference encoder's on the same beats: the RTL's
+  /// until its queue overflows): peak against mean over 1024-instruction windows.
+  OutputRate output_rate;
   bool reference_bytes_identical = false;
   uint64_t ready_stall_bound = 0;
   std::vector<LossEpisode> episodes;

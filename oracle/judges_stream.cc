@@ -328,6 +328,22 @@ RunMetrics ComputeRunMetrics(const Expected& e, const Observed& o, const Alignme
   r.payload_bits_per_instruction =
       PayloadBitsPerInstruction(r.stream_bytes, d.idle_bytes, r.decoded_instructions);
   r.wire_bits_per_instruction = WireBitsPerInstruction(r.stream_bytes, r.decoded_instructions);
+  r.messages_per_kilo_instruction =
+      r.decoded_instructions == 0 ? 0.0
+                                  : 1000.0 * static_cast<double>(r.messages) /
+                                        static_cast<double>(r.decoded_instructions);
+  // The reference encoder on the same beats with the same features (Section IX figures): the
+  // RTL-against-reference ratio of one run. Its stream has no idles.
+  const uint64_t ref_insns = e.reference_rate.instructions;
+  r.reference_payload_bits_per_instruction =
+      PayloadBitsPerInstruction(e.reference_stream.size(), 0, ref_insns);
+  r.reference_wire_bits_per_instruction =
+      WireBitsPerInstruction(e.reference_stream.size(), ref_insns);
+  r.reference_messages_per_kilo_instruction =
+      ref_insns == 0 ? 0.0
+                     : 1000.0 * static_cast<double>(e.reference_messages) /
+                           static_cast<double>(ref_insns);
+  r.output_rate = e.reference_rate;
   r.reference_bytes_identical = d.bytes == e.reference_stream;
   r.ready_stall_bound = ReadyStallBound(o.capture.fabric_hz, o.capture.sink_hz);
   r.episodes = std::move(episodes);

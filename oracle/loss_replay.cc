@@ -73,6 +73,12 @@ class BeatIndex {
   std::unordered_map<uint64_t, std::vector<uint64_t>> by_pc_;
 };
 
+/// A message the repeat stage sends for a run it held: RepeatBranch, or ResourceFull HREPEAT.
+bool IsRepeatMessage(const Message& m) {
+  return m.type() == Tcode::kRepeatBranch ||
+         (m.type() == Tcode::kResourceFull && m.get(Field::kRcode) == kRcodeHistRepeat);
+}
+
 bool SameBeat(const TraceBeat& x, const TraceBeat& y) {
   return x.pc == y.pc && x.insn == y.insn && x.size == y.size && x.itype == y.itype &&
          x.retires == y.retires;
@@ -496,8 +502,19 @@ LossReplay ReplayLosses(const Expected& e, const DecodedStream& d, const Alignme
     for (; ei < errors.size() && errors[ei] < sw.end_message; ++ei) {
       const size_t mi = errors[ei];
       const uint64_t error_byte = d.messages[mi].offset;
+      // With the repeat stage, the runs it held when the Error reached it were flushed just
+      // before it with the counts they had then (a replay without the loss sends them later,
+      // counted further): compared up to them.
+      uint64_t compare_end = error_byte;
+      if (repeat_stage) {
+        for (size_t k = mi; k > sw.first_message && IsRepeatMessage(d.messages[k - 1]) &&
+                            (!an.known || d.messages[k - 1].offset >= an.byte);
+             --k) {
+          compare_end = d.messages[k - 1].offset;
+        }
+      }
       const SegmentOutcome n =
-          ReplaySegment(e, d, an, SegmentEnd{end_beat, error_byte, false, false, repeat_stage},
+          ReplaySegment(e, d, an, SegmentEnd{end_beat, compare_end, false, false, repeat_stage},
                         &index);
       compared(an.known ? an.byte : sw.byte_begin, error_byte, n);
       if (n.equal && n.counted) {

@@ -18,6 +18,7 @@
 #include "oracle/program_image.h"
 #include "oracle/reconstruct.h"
 #include "oracle/reference_encoder.h"
+#include "oracle/trace_stats.h"
 
 namespace ctte::oracle {
 
@@ -54,6 +55,10 @@ struct Expected {
   StopReason stop_reason = StopReason::kRunning;  ///< how the reference core stopped
   std::string core_stop;                ///< its text, CoreStopText(): "exited", "fatal: ..."
   std::vector<uint8_t> reference_stream;  ///< the reference encoder's bytes for the same run
+  uint64_t reference_messages = 0;        ///< the messages of reference_stream
+  /// The reference encoder's output rate over the traced beats (oracle/trace_stats.h): what
+  /// the encoder offers its queue, the RTL's too until the queue overflows.
+  OutputRate reference_rate;
   /// Every beat the core presented, by beat index (16 bytes each): what the judges replay the
   /// reference encoder over from an anchor (counter_consistency's records-dropped count).
   /// Shared, not copied, when a plan copies the cached reference. Null or empty: not kept; the

@@ -6,6 +6,7 @@
 // are reconstructed (or, for an encoder, retired) instructions.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 
@@ -47,6 +48,55 @@ class TraceStats {
   uint64_t wire_bytes_ = 0;
   uint64_t idle_bytes_ = 0;
   uint64_t instructions_ = 0;
+};
+
+/// Peak against mean output rate (the paper's Section IX: two encoders with the same mean bits
+/// per instruction can need very different buffers): an encoder's bytes counted per window of
+/// `window_instructions` retired instructions; the peak is the fullest whole window's bits per
+/// instruction (the mean when the trace is shorter than one window), the mean every byte's.
+struct OutputRate {
+  static constexpr uint64_t kWindowInstructions = 1024;
+  uint64_t window_instructions = kWindowInstructions;
+  uint64_t instructions = 0;       ///< retired while the trace window was open
+  uint64_t bytes = 0;
+  uint64_t peak_window_bytes = 0;  ///< 0: no whole window
+  double MeanBitsPerInstruction() const {
+    return instructions == 0 ? 0.0 : 8.0 * static_cast<double>(bytes) /
+                                         static_cast<double>(instructions);
+  }
+  double PeakBitsPerInstruction() const {
+    return peak_window_bytes == 0 ? MeanBitsPerInstruction()
+                                  : 8.0 * static_cast<double>(peak_window_bytes) /
+                                        static_cast<double>(window_instructions);
+  }
+  double PeakToMean() const {
+    const double mean = MeanBitsPerInstruction();
+    return mean == 0 ? 0.0 : PeakBitsPerInstruction() / mean;
+  }
+};
+
+/// Feeds an OutputRate beat by beat: after each traced beat, the encoder's byte total so far.
+class OutputRateMeter {
+ public:
+  void Beat(uint64_t total_bytes, bool retires) {
+    if (!retires) return;
+    ++rate_.instructions;
+    if (++in_window_ == rate_.window_instructions) {
+      rate_.peak_window_bytes = std::max(rate_.peak_window_bytes, total_bytes - window_start_);
+      window_start_ = total_bytes;
+      in_window_ = 0;
+    }
+  }
+  OutputRate Finish(uint64_t total_bytes) const {
+    OutputRate r = rate_;
+    r.bytes = total_bytes;
+    return r;
+  }
+
+ private:
+  OutputRate rate_;
+  uint64_t in_window_ = 0;
+  uint64_t window_start_ = 0;
 };
 
 /// Reads `bytes` and counts every well-formed message (standard or not); corrupt bytes count

@@ -118,6 +118,15 @@ Json MetricsJson(const oracle::RunMetrics& m, const lab::Capture& c, bool bounde
   j["ambiguous_segments"] = m.ambiguous_segments;
   j["payload_bits_per_instruction"] = m.payload_bits_per_instruction;
   j["wire_bits_per_instruction"] = m.wire_bits_per_instruction;
+  j["messages_per_kilo_instruction"] = m.messages_per_kilo_instruction;
+  j["reference_encoder"] = {
+      {"payload_bits_per_instruction", m.reference_payload_bits_per_instruction},
+      {"wire_bits_per_instruction", m.reference_wire_bits_per_instruction},
+      {"messages_per_kilo_instruction", m.reference_messages_per_kilo_instruction}};
+  j["output_rate"] = {{"window_instructions", m.output_rate.window_instructions},
+                      {"mean_bits_per_instruction", m.output_rate.MeanBitsPerInstruction()},
+                      {"peak_bits_per_instruction", m.output_rate.PeakBitsPerInstruction()},
+                      {"peak_to_mean", m.output_rate.PeakToMean()}};
   j["reference_bytes_identical"] = m.reference_bytes_identical;
   j["ready_stall_bound"] = m.ready_stall_bound;
   j["loss_episodes"] = m.episodes.size();

@@ -83,6 +83,17 @@ TEST_F(ExecuteTest, TwinRunIsGreenAndTheOutcomeIsComplete) {
   EXPECT_TRUE(counters.contains("max_ready_stall_sink_cycles"));
   const auto metrics = nlohmann::json::parse(out.ToRunRecord().metrics_json);
   EXPECT_GT(metrics["wire_bits_per_instruction"].get<double>(), 0.0);
+  // Section IX figures (issue 32): a drop-free capture is the reference encoder's stream, so its
+  // bits and message rate equal the reference encoder's on the same beats, and the offered
+  // output rate's peak is at least its mean.
+  ASSERT_TRUE(metrics["reference_bytes_identical"].get<bool>());
+  EXPECT_DOUBLE_EQ(metrics["reference_encoder"]["wire_bits_per_instruction"].get<double>(),
+                   metrics["wire_bits_per_instruction"].get<double>());
+  EXPECT_DOUBLE_EQ(metrics["reference_encoder"]["messages_per_kilo_instruction"].get<double>(),
+                   metrics["messages_per_kilo_instruction"].get<double>());
+  EXPECT_GT(metrics["messages_per_kilo_instruction"].get<double>(), 0.0);
+  EXPECT_GE(metrics["output_rate"]["peak_bits_per_instruction"].get<double>(),
+            metrics["output_rate"]["mean_bits_per_instruction"].get<double>());
   const std::vector<db::VerdictRecord> rows = out.VerdictRecords();
   ASSERT_EQ(rows.size(), 8u);
   EXPECT_EQ(rows[0].verdict, "decode_integrity");

@@ -1,6 +1,7 @@
 // ctte-lab encode: run an ELF on the ISS and encode its beats with the software reference
 // encoder (docs/encoder-behaviour.md) into an N-Trace byte stream.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <bit>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include "oracle/iss.h"
 #include "oracle/program_image.h"
 #include "oracle/reference_encoder.h"
+#include "oracle/trace_stats.h"
 #include "runner/cli_config.h"
 #include "tools/ctte-lab/command.h"
 #include "tools/ctte-lab/flag_checks.h"
@@ -29,6 +31,7 @@ struct EncodeArgs {
   uint64_t sync_period = 0;
   unsigned icnt_bits = 22;
   std::string features = "none";
+  bool json = false;
 };
 
 int RunEncode(const EncodeArgs& a) {
@@ -63,9 +66,13 @@ int RunEncode(const EncodeArgs& a) {
   opt.interrupt_every = a.interrupt_every;
   oracle::Iss iss(*image, opt);
   oracle::ReferenceEncoder enc(cfg);
+  oracle::OutputRateMeter meter;
   enc.Open();
   oracle::Retired beat;
-  while (iss.Step(&beat)) enc.Beat(beat);
+  while (iss.Step(&beat)) {
+    enc.Beat(beat);
+    meter.Beat(enc.bytes().size(), beat.retires);
+  }
   enc.Close();
   if (iss.stop_reason() == oracle::StopReason::kFatal) {
     std::fprintf(stderr, "ctte-lab encode: ISS stopped: %s (trace written up to there)\n",
@@ -76,15 +83,40 @@ int RunEncode(const EncodeArgs& a) {
     std::fprintf(stderr, "ctte-lab encode: %s\n", st.ToString().c_str());
     return kExitUsage;
   }
-  const double bpi = iss.retired() == 0 ? 0.0
-                                        : 8.0 * static_cast<double>(enc.bytes().size()) /
-                                              static_cast<double>(iss.retired());
-  std::printf("%s: %llu instructions, %llu beats, %llu messages, %zu bytes, %.3f bits/instruction"
-              " -> %s\n",
+  // The Section IX figures, as `run` reports them for a capture (docs/inputs-and-outputs.md).
+  const oracle::TraceStats stats = oracle::ComputeTraceStats(enc.bytes(), iss.retired());
+  const oracle::OutputRate rate = meter.Finish(enc.bytes().size());
+  if (a.json) {
+    nlohmann::ordered_json j;
+    j["elf"] = a.elf;
+    j["out"] = a.out;
+    j["instructions"] = iss.retired();
+    j["beats"] = iss.beats();
+    j["messages"] = enc.messages();
+    j["bytes"] = enc.bytes().size();
+    j["payload_bits_per_instruction"] = stats.PayloadBitsPerInstruction();
+    j["wire_bits_per_instruction"] = stats.WireBitsPerInstruction();
+    j["messages_per_kilo_instruction"] = stats.MessagesPerKiloInstruction();
+    j["output_rate"] = {{"window_instructions", rate.window_instructions},
+                        {"mean_bits_per_instruction", rate.MeanBitsPerInstruction()},
+                        {"peak_bits_per_instruction", rate.PeakBitsPerInstruction()},
+                        {"peak_to_mean", rate.PeakToMean()}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("%s: %llu instructions, %llu beats, %llu messages, %zu bytes -> %s\n",
               a.elf.c_str(), static_cast<unsigned long long>(iss.retired()),
               static_cast<unsigned long long>(iss.beats()),
-              static_cast<unsigned long long>(enc.messages()), enc.bytes().size(), bpi,
+              static_cast<unsigned long long>(enc.messages()), enc.bytes().size(),
               a.out.c_str());
+  std::printf("bits: %.2f payload / %.2f wire bits per instruction, %.1f messages per 1000 "
+              "instructions\n",
+              stats.PayloadBitsPerInstruction(), stats.WireBitsPerInstruction(),
+              stats.MessagesPerKiloInstruction());
+  std::printf("rate: output peak %.2f / mean %.2f bits per instruction over %llu-instruction "
+              "windows (peak / mean %.2f)\n",
+              rate.PeakBitsPerInstruction(), rate.MeanBitsPerInstruction(),
+              static_cast<unsigned long long>(rate.window_instructions), rate.PeakToMean());
   return kExitOk;
 }
 
@@ -111,6 +143,9 @@ Command EncodeCommand() {
                      "docs/encoder-behaviour.md section 11");
       sub.add_option("--icnt-bits", a->icnt_bits, "I-CNT width before ResourceFull (1..22)")
           ->check(CLI::Range(1, 22));
+      sub.add_flag("--json", a->json,
+                   "print the figures as JSON: bits per instruction (payload, wire), messages "
+                   "per 1000 instructions, peak against mean output rate");
       sub.footer("Exit status: 0 written, 2 usage or input error.");
       return [a] { return RunEncode(*a); };
     }};

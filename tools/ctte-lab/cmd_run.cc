@@ -117,6 +117,21 @@ int RunRun(const RunFlags& f) {
                 static_cast<unsigned long long>(out.metrics.decoded_instructions),
                 out.metrics.payload_bits_per_instruction, out.metrics.wire_bits_per_instruction,
                 out.metrics.episodes.size());
+    const oracle::RunMetrics& m = out.metrics;
+    std::printf("bits:   capture %.1f messages per 1000 instructions; reference encoder on the "
+                "same beats %.2f payload / %.2f wire bits per instruction, %.1f messages per "
+                "1000 (capture / reference wire bits %.3f)\n",
+                m.messages_per_kilo_instruction, m.reference_payload_bits_per_instruction,
+                m.reference_wire_bits_per_instruction,
+                m.reference_messages_per_kilo_instruction,
+                m.reference_wire_bits_per_instruction == 0
+                    ? 0.0
+                    : m.wire_bits_per_instruction / m.reference_wire_bits_per_instruction);
+    std::printf("rate:   offered output peak %.2f / mean %.2f bits per instruction over %llu-"
+                "instruction windows (peak / mean %.2f)\n",
+                m.output_rate.PeakBitsPerInstruction(), m.output_rate.MeanBitsPerInstruction(),
+                static_cast<unsigned long long>(m.output_rate.window_instructions),
+                m.output_rate.PeakToMean());
     std::printf("%s", runner::FormatOutcome(out).c_str());
   }
   switch (out.status) {
