@@ -28,7 +28,9 @@ std::string RenderCsv(const ReportModel& model) {
   header.insert(header.end(), model.factors.begin(), model.factors.end());
   for (const char* h : {"image", "image_sha256", "fabric_hz", "sink_hz", "started_at", "wall_ms",
                         "stream_sha256", "stream_size", "wire_bits_per_instruction",
-                        "payload_bits_per_instruction", "reference_instructions",
+                        "payload_bits_per_instruction", "messages_per_kilo_instruction",
+                        "reference_wire_bits_per_instruction", "output_peak_to_mean",
+                        "reference_instructions",
                         "lost_instructions", "loss_fraction", "sink_capacity",
                         "recovered_episodes", "unrecovered_episodes"}) {
     header.emplace_back(h);
@@ -63,6 +65,9 @@ std::string RenderCsv(const ReportModel& model) {
     row.push_back(OptionalInt(r.stream_size));
     row.push_back(Fixed(r.wire_bits_per_instruction, 4));
     row.push_back(Fixed(r.payload_bits_per_instruction, 4));
+    row.push_back(Fixed(r.messages_per_kilo_instruction, 2));
+    row.push_back(Fixed(r.reference_wire_bits_per_instruction, 4));
+    row.push_back(Fixed(r.output_peak_to_mean, 3));
     row.push_back(OptionalInt(r.reference_instructions));
     row.push_back(OptionalInt(r.lost_instructions));
     row.push_back(Fixed(r.loss_fraction, 6));

@@ -1,6 +1,7 @@
 #include "reports/html_report.h"
 #include "reports/triage_html.h"
 
+#include <algorithm>
 #include <map>
 
 #include "reports/svg_plot.h"
@@ -205,6 +206,50 @@ std::string NotJudgedTable(const ReportModel& m) {
   return h + "</tbody></table></section>\n";
 }
 
+// The paper's Section IX figures per workload, over the judged runs that have them: the
+// capture's wire bits per instruction against the reference encoder's on the same beats, the
+// message rate, and the offered output rate's worst peak against its mean.
+std::string BitsSection(const ReportModel& m) {
+  struct Acc {
+    uint64_t runs = 0;
+    double wire = 0, ref = 0, msgs = 0, peak = 0;
+  };
+  std::vector<std::pair<std::string, Acc>> rows;
+  for (const ReportRun& r : m.runs) {
+    if (!r.judged || !r.wire_bits_per_instruction || !r.reference_wire_bits_per_instruction ||
+        !r.messages_per_kilo_instruction || !r.output_peak_to_mean) {
+      continue;
+    }
+    const std::string wl = r.AxisValue("workload").empty() ? "?" : r.AxisValue("workload");
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& p) { return p.first == wl; });
+    if (it == rows.end()) it = rows.insert(rows.end(), {wl, Acc{}});
+    Acc& a = it->second;
+    ++a.runs;
+    a.wire += *r.wire_bits_per_instruction;
+    a.ref += *r.reference_wire_bits_per_instruction;
+    a.msgs += *r.messages_per_kilo_instruction;
+    a.peak = std::max(a.peak, *r.output_peak_to_mean);
+  }
+  std::string h = "<section id=\"bits\"><h2>Bits per instruction against the reference "
+                  "encoder</h2><p>Per workload, mean over its judged runs: the capture's wire "
+                  "bits per instruction, the reference encoder's on the same beats with the same "
+                  "features, their ratio (above 1: loss and recovery cost bits), messages per "
+                  "1000 instructions, and the largest peak-to-mean offered output rate "
+                  "(1024-instruction windows).</p><table id=\"bits-table\"><thead><tr>"
+                  "<th>workload</th><th>runs</th><th>capture wire bits</th>"
+                  "<th>reference wire bits</th><th>capture / reference</th>"
+                  "<th>messages per 1000</th><th>peak / mean rate</th></tr></thead><tbody>\n";
+  for (const auto& [wl, a] : rows) {
+    const double n = static_cast<double>(a.runs);
+    h += "<tr class=\"bits-row\"><td>" + E(wl) + "</td><td>" + std::to_string(a.runs) +
+         "</td><td>" + Fixed(a.wire / n, 3) + "</td><td>" + Fixed(a.ref / n, 3) + "</td><td>" +
+         (a.ref > 0 ? Fixed(a.wire / a.ref, 3) : std::string("-")) + "</td><td>" +
+         Fixed(a.msgs / n, 1) + "</td><td>" + Fixed(a.peak, 2) + "</td></tr>\n";
+  }
+  if (rows.empty()) h += "<tr><td colspan=\"7\">no judged run has them</td></tr>\n";
+  return h + "</tbody></table></section>\n";
+}
+
 // Loss coverage: of the drops whose beat the judge found, how many found compression state
 // (docs/verdicts.md "Loss coverage"), summed over the campaign's judged runs.
 std::string LossCoverageSection(const ReportModel& m) {
@@ -344,6 +389,7 @@ std::string RenderHtml(const ReportModel& m) {
   }
   h += "</p></section>\n";
   h += Plots(m);
+  h += BitsSection(m);
   h += LossCoverageSection(m);
   h += VerdictTable(m);
   h += VerdictByFactor(m);

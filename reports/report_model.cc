@@ -145,6 +145,12 @@ Status FillRun(const db::Database& db, const db::RunRow& row, const ReportOption
     out->reason = db::StatusReasonOf(r.metrics_json);
     out->wire_bits_per_instruction = Number(m, "wire_bits_per_instruction");
     out->payload_bits_per_instruction = Number(m, "payload_bits_per_instruction");
+    out->messages_per_kilo_instruction = Number(m, "messages_per_kilo_instruction");
+    if (m.contains("reference_encoder")) {
+      out->reference_wire_bits_per_instruction =
+          Number(m["reference_encoder"], "wire_bits_per_instruction");
+    }
+    if (m.contains("output_rate")) out->output_peak_to_mean = Number(m["output_rate"], "peak_to_mean");
     out->reference_instructions = Unsigned(m, "reference_instructions");
     auto announced = Unsigned(m, "announced_lost_instructions");
     auto silent = Unsigned(m, "silent_lost_instructions");

@@ -50,6 +50,12 @@ struct ReportRun {
   // From metrics_json (absent when the run was not judged).
   std::optional<double> wire_bits_per_instruction;
   std::optional<double> payload_bits_per_instruction;
+  /// The paper's Section IX figures (metrics_json, docs/verdicts.md "Run metrics"): messages per
+  /// 1000 decoded instructions, the reference encoder's wire bits per instruction on the same
+  /// beats, and the offered output rate's peak against its mean. Empty for older rows.
+  std::optional<double> messages_per_kilo_instruction;
+  std::optional<double> reference_wire_bits_per_instruction;
+  std::optional<double> output_peak_to_mean;
   std::optional<uint64_t> reference_instructions;
   std::optional<uint64_t> lost_instructions;  ///< announced + silent
   /// lost / reference instructions.

@@ -155,6 +155,8 @@ TEST(HtmlReportTest, HeadlessChromiumRendersPlotsAndRedRunsWithoutScriptErrors) 
   EXPECT_NE(r.dom.find("id=\"vbf-workload\""), std::string::npos);
   // Loss coverage sums the lossy runs' loss_coverage (the fixture stores one per lossy run).
   EXPECT_NE(r.dom.find("id=\"loss-coverage-table\""), std::string::npos);
+  // Section IX figures per workload, from the runs that store them (the fixture's green ones).
+  EXPECT_GE(testing::CountOf(r.dom, "class=\"bits-row\""), 1u);
   EXPECT_NE(r.dom.find("ctte-lab replay 6 --db out/ctte.db"), std::string::npos);
   // Marks inside the plots: dots for 4 judged runs with bits/insn, 2 loss points, 1 of each bin.
   EXPECT_GE(testing::CountOf(r.dom, "class=\"dot "), 4u + 4u);

@@ -100,7 +100,9 @@ inline int64_t WriteFixture(const std::string& path) {
   const std::string green_metrics =
       "{\"reference_instructions\":20000,\"announced_lost_instructions\":0,"
       "\"silent_lost_instructions\":0,\"wire_bits_per_instruction\":1.25,"
-      "\"payload_bits_per_instruction\":0.9375,\"episodes\":[]}";
+      "\"payload_bits_per_instruction\":0.9375,\"messages_per_kilo_instruction\":100.5,"
+      "\"reference_encoder\":{\"wire_bits_per_instruction\":1.25},"
+      "\"output_rate\":{\"peak_to_mean\":1.5},\"episodes\":[]}";
   const std::string lossy_metrics =
       "{\"reference_instructions\":20000,\"announced_lost_instructions\":5000,"
       "\"silent_lost_instructions\":0,\"wire_bits_per_instruction\":0.8,"

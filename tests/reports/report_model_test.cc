@@ -96,6 +96,11 @@ TEST_F(ReportModelTest, MetricsGiveLossFractionCapacityAndRecovery) {
   EXPECT_EQ(r.loss_coverage.return_stack, 1u);
   EXPECT_EQ(r.loss_coverage.hist, 2u);
   EXPECT_EQ(m.runs[0].loss_coverage.drops, 0u);  // drop-free: no loss_coverage stored
+  ASSERT_TRUE(m.runs[0].messages_per_kilo_instruction.has_value());
+  EXPECT_DOUBLE_EQ(*m.runs[0].messages_per_kilo_instruction, 100.5);
+  EXPECT_DOUBLE_EQ(*m.runs[0].reference_wire_bits_per_instruction, 1.25);
+  EXPECT_DOUBLE_EQ(*m.runs[0].output_peak_to_mean, 1.5);
+  EXPECT_FALSE(r.output_peak_to_mean.has_value());  // a row stored without the figures
   EXPECT_EQ(m.runs[4].twin_of, 3u);
   EXPECT_EQ(m.runs[0].replay_command, "ctte-lab replay 1 --db out/ctte.db");
 }
