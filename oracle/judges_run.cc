@@ -139,7 +139,8 @@ Verdict JudgeCounterConsistency(const Expected& e, const Observed& o, const Alig
                            (dr.exact() ? " = the dropped beats' " + Num(dr.min())
                                        : " within [" + Num(dr.min()) + ", " + Num(dr.max()) +
                                              "] (" + Num(dr.exact_episodes) + " of " +
-                                             Num(dr.episodes) + " episodes exact)"));
+                                             Num(dr.episodes) + " episodes exact; first "
+                                             "bounded: " + dr.first_bounded + ")"));
   v.metrics = {{"halfwords_retired", static_cast<double>(c.halfwords_retired)},
                {"halfwords_reconstructed", static_cast<double>(verified)},
                {"halfwords_lost", static_cast<double>(lost)},
