@@ -14,7 +14,7 @@
 // placement (oracle/alignment.h) is a candidate: the episode's count is [min, max] over the candidates whose replay reproduces the
 // capture (exact when they agree). An episode whose anchor has no known beat (a late re-open, a
 // segment that did not place), or with no such candidate (or more than 4096 that
-// replay differently), or a run with the
+// replay differently, or more than 4096 candidates at all), or a run with the
 // repeat stage on (the capture holds messages after it, the counter counts records before it)
 // is only bounded: 1 to kMaxRecordsPerBeat records.
 #pragma once

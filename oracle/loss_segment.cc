@@ -18,6 +18,12 @@ using judge::Num;
 /// replayed one's (a loop's candidates share one replay, CountEpisode).
 constexpr uint64_t kMaxReplays = 4096;
 
+/// Candidate recovery beats an episode's count is taken over at most. Past that the placement
+/// is ambiguous across a loop: the count is bounded and the segment needs one candidate that
+/// reproduces it (scanning thousands of a tight loop's occurrences per episode, thousands of
+/// episodes a run, cost seconds a run and told nothing new).
+constexpr uint64_t kMaxCountedCandidates = 4096;
+
 bool SameBeat(const TraceBeat& x, const TraceBeat& y) {
   return x.pc == y.pc && x.insn == y.insn && x.size == y.size && x.itype == y.itype &&
          x.retires == y.retires;
@@ -179,8 +185,11 @@ SegmentOutcome ReplaySegment(const Expected& e, const DecodedStream& d, const Dr
   const Replay* first_failure = nullptr;
   Replay first_failure_copy;
   const std::vector<uint64_t>& at = index->AtAddress(an.pc);
-  for (auto it = std::lower_bound(at.begin(), at.end(), an.beat); it != at.end() && *it < end;
-       ++it) {
+  const auto first = std::lower_bound(at.begin(), at.end(), an.beat);
+  const uint64_t candidates =
+      static_cast<uint64_t>(std::lower_bound(first, at.end(), end) - first);
+  const bool counted = se.to_end || candidates <= kMaxCountedCandidates;
+  for (auto it = first; it != at.end() && *it < end; ++it) {
     const uint64_t k = *it;
     ++tried;
     const Replay* same = SameReplay(beats, seen, k, end_beat);
@@ -210,6 +219,11 @@ SegmentOutcome ReplaySegment(const Expected& e, const DecodedStream& d, const Dr
       out.drop_beat = r.drop_beat;
       out.at_drop = r.at_drop;
       out.counted = true;
+    }
+    if (!counted) {
+      out.why = "the SYNC=7's placement is ambiguous over " + Num(candidates) +
+                " candidate beats (more than " + Num(kMaxCountedCandidates) + ")";
+      return out;  // reproduced; the count stays bounded
     }
     if (r.records == 0) continue;
     lo = std::min(lo, r.records);

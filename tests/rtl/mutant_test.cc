@@ -141,7 +141,7 @@ TEST(DroppedSkewTest, RedOnCounterConsistencyWhereTheCleanImageIsGreen) {
   const oracle::Verdict cc = verdict(red, oracle::VerdictCode::kCounterConsistency);
   EXPECT_EQ(cc.outcome, oracle::Outcome::kFail) << FormatOutcome(red);
   // dropped_exact when every episode is exact; here (saturating) about half are only bounded
-  // (an Error right after the SYNC=7 leaves an empty segment, which does not place) and the
+  // (the SYNC=7's address recurs in the sort loop over thousands of candidate beats) and the
   // skewed count exceeds the bound.
   EXPECT_TRUE(cc.evidence.rule == "dropped_exact" || cc.evidence.rule == "dropped_bound")
       << cc.ToString();
